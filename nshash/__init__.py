@@ -1,0 +1,47 @@
+"""nshash: find near-duplicate documents by the hashes of their longest sentences.
+
+>>> import nshash
+>>> nsh = nshash.NSHash()  # name='news', hashdb='leveldb' to persist
+>>> nsh.get_similar("A long enough first sentence here. And another long one too.")
+1
+"""
+
+from __future__ import annotations
+
+from nshash.core import NSHash
+from nshash.errors import (
+    DocumentDecodeError,
+    DocumentTypeError,
+    MissingDependencyError,
+    NSHashError,
+    OptionsMismatchError,
+    StoreClosedError,
+    StoreConnectionError,
+    StoreCorruptError,
+    StoreError,
+    StoreLockedError,
+)
+from nshash.index import Index
+from nshash.stores import HashDB, HashDBLeveldb, HashDBMemory, register_store
+
+__version__ = "1.0.0"
+
+__all__ = [
+    "DocumentDecodeError",
+    "DocumentTypeError",
+    "HashDB",
+    "HashDBLeveldb",
+    "HashDBMemory",
+    "Index",
+    "MissingDependencyError",
+    "NSHash",
+    "NSHashError",
+    "OptionsMismatchError",
+    "StoreClosedError",
+    "StoreConnectionError",
+    "StoreCorruptError",
+    "StoreError",
+    "StoreLockedError",
+    "__version__",
+    "register_store",
+]

@@ -1,0 +1,150 @@
+"""What every algorithm shares: its store, persisted options, input checks, cluster ids."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any, ClassVar, TypeVar
+
+from nshash.clusters import find_roots
+from nshash.errors import OptionsMismatchError, StoreCorruptError
+from nshash.stores import HashDB, open_store
+from nshash.text import coerce_document
+
+IndexT = TypeVar("IndexT", bound="Index")
+
+_OPTIONS_KEY = "options"
+_ERRORS = ("strict", "replace", "ignore", "surrogateescape", "backslashreplace")
+
+
+class Index:
+    """Base class of the near-duplicate indexes (:class:`nshash.NSHash` and its siblings).
+
+    A subclass defines ``algorithm``, computes a document's keys in
+    :meth:`_features` (pure, no store access) and decides its cluster in
+    :meth:`_assign`, which runs inside one store transaction.
+    """
+
+    algorithm: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        name: str | os.PathLike[str] | None,
+        hashdb: str | HashDB,
+        options: dict[str, Any],
+        errors: str = "strict",
+        store_options: dict[str, Any] | None = None,
+    ) -> None:
+        if name is not None and not isinstance(name, (str, os.PathLike)):
+            raise TypeError(f"name must be a str, a path or None, not {type(name).__name__}")
+        if errors not in _ERRORS:
+            raise ValueError(f"errors must be one of {', '.join(_ERRORS)}, not {errors!r}")
+        self.name = None if name is None else os.fspath(name)
+        self.errors = errors
+        self.options: dict[str, Any] = {"algorithm": self.algorithm, **options}
+        self._owns_store = not isinstance(hashdb, HashDB)
+        self.store = open_store(hashdb, self.name, store_options)
+        try:
+            self.store.transaction(self._check_options)
+        except BaseException:
+            if self._owns_store:
+                self.store.close()
+            raise
+
+    def _check_options(self, view: Any) -> None:
+        """Record the options in a new store; refuse a store built with other ones."""
+        raw = view.get_meta(_OPTIONS_KEY)
+        if raw is None:
+            if view.count("fp") or view.count("parent"):
+                raise StoreCorruptError(
+                    f"{self.store.describe()} holds data but no nshash options: it was not written by nshash"
+                )
+            view.set_meta(_OPTIONS_KEY, json.dumps(self.options, sort_keys=True))
+            return
+        try:
+            stored = json.loads(raw)
+        except ValueError as exc:
+            raise StoreCorruptError(f"{self.store.describe()} has unreadable options {raw!r}") from exc
+        if stored != self.options:
+            keys = sorted(set(stored) | set(self.options))
+            diff = ", ".join(
+                f"{key}: stored {stored.get(key)!r}, given {self.options.get(key)!r}"
+                for key in keys
+                if stored.get(key) != self.options.get(key)
+            )
+            raise OptionsMismatchError(
+                f"{self.store.describe()} was built with other options ({diff}); "
+                "reopen it with the stored options or use another name"
+            )
+
+    # -- public API -------------------------------------------------------------
+    def get_similar(self, doc: str | bytes) -> int:
+        """The cluster id of ``doc``: the id of an earlier near-duplicate, or a new one.
+
+        Raises:
+            DocumentTypeError: ``doc`` is not ``str``/``bytes`` (a ``TypeError``).
+            DocumentDecodeError: invalid UTF-8 bytes (a ``ValueError``).
+        """
+        features = self._features(coerce_document(doc, self.errors))
+        return self.store.transaction(lambda view: self._assign(view, features))
+
+    def resolve(self, similar_id: int) -> int:
+        """The current canonical id of an id returned earlier (clusters merge over time).
+
+        >>> import nshash
+        >>> nsh = nshash.NSHash()
+        >>> nsh.resolve(nsh.get_similar("Hello, near-duplicate world! A second long sentence."))
+        1
+        """
+        if isinstance(similar_id, bool) or not isinstance(similar_id, int):
+            raise TypeError(f"similar_id must be an int, not {type(similar_id).__name__}")
+        if similar_id < 1:
+            raise ValueError(f"similar ids start at 1, got {similar_id}")
+        return find_roots(self.store, [similar_id])[similar_id]
+
+    def resolve_many(self, similar_ids: Sequence[int]) -> list[int]:
+        """:meth:`resolve` for many ids at once."""
+        ids = [int(i) for i in similar_ids]
+        roots = find_roots(self.store, ids)
+        return [roots[i] for i in ids]
+
+    def stats(self) -> dict[str, Any]:
+        """Counts and settings of the index: fingerprints, merges, ids handed out, options."""
+        return {
+            "store": self.store.describe(),
+            "options": dict(self.options),
+            "fingerprints": self.store.count("fp"),
+            "merged_clusters": self.store.count("parent"),
+            "store_bytes": self.store.size_bytes(),
+        }
+
+    def flush(self) -> None:
+        """Make everything stored so far durable (saves a memory store's file)."""
+        self.store.flush()
+
+    def close(self) -> None:
+        """Save and close the store (a store object passed in is flushed, not closed)."""
+        if self._owns_store:
+            self.store.close()
+        elif not self.store.closed:
+            self.store.flush()
+
+    def __enter__(self: IndexT) -> IndexT:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- what an algorithm defines ------------------------------------------------
+    def _features(self, text: str) -> Any:
+        raise NotImplementedError
+
+    def _assign(self, view: Any, features: Any) -> int:
+        raise NotImplementedError

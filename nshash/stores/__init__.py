@@ -1,0 +1,65 @@
+"""HashDB stores and the registry that opens them by name.
+
+``NSHash(hashdb='memory' | 'leveldb' | 'redis' | <HashDB object>)`` goes
+through :func:`open_store`.  A backend whose dependency is optional is imported
+only when it is asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from nshash.stores.base import TABLES, HashDB
+from nshash.stores.leveldb import HashDBLeveldb
+from nshash.stores.memory import HashDBMemory
+
+StoreFactory = Callable[..., HashDB]
+
+
+def _memory(name: str | None, **options: Any) -> HashDB:
+    return HashDBMemory(None if name is None else f"{name}.hashdb.pkl", **options)
+
+
+def _leveldb(name: str | None, **options: Any) -> HashDB:
+    if name is None:
+        raise ValueError("hashdb='leveldb' needs a name: its directory is '<name>.hashdb'")
+    return HashDBLeveldb(f"{name}.hashdb", **options)
+
+
+def _redis(name: str | None, **options: Any) -> HashDB:
+    from nshash.stores.redis import HashDBRedis
+
+    return HashDBRedis(prefix=name or "nshash", **options)
+
+
+_REGISTRY: dict[str, StoreFactory] = {"memory": _memory, "leveldb": _leveldb, "redis": _redis}
+
+
+def register_store(kind: str, factory: StoreFactory) -> None:
+    """Make ``hashdb=kind`` open a store built by ``factory(name, **store_options)``."""
+    _REGISTRY[kind] = factory
+
+
+def open_store(hashdb: str | HashDB, name: str | None, store_options: dict[str, Any] | None = None) -> HashDB:
+    """The store for ``hashdb``: a registered kind opened for ``name``, or a ready store object.
+
+    Raises:
+        ValueError: unknown kind.
+        TypeError: neither a kind nor a :class:`HashDB`.
+    """
+    if isinstance(hashdb, HashDB):
+        if store_options:
+            raise ValueError("store_options apply only when hashdb is given by name")
+        return hashdb
+    if isinstance(hashdb, str):
+        try:
+            factory = _REGISTRY[hashdb]
+        except KeyError:
+            known = ", ".join(sorted(_REGISTRY))
+            raise ValueError(f"unknown hashdb {hashdb!r}; use one of: {known}, or a HashDB object") from None
+        return factory(name, **(store_options or {}))
+    raise TypeError(f"hashdb must be a store name or a HashDB object, not {type(hashdb).__name__}")
+
+
+__all__ = ["TABLES", "HashDB", "HashDBLeveldb", "HashDBMemory", "open_store", "register_store"]

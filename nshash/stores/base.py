@@ -1,0 +1,146 @@
+"""The HashDB protocol: what every store gives the algorithms.
+
+A store maps unsigned 64-bit ``int`` keys to ``int`` values in a few named
+tables, keeps a small ``str -> str`` metadata map, and hands out cluster ids.
+The algorithms own the meaning and encoding of everything in it; a store only
+keeps it.  Only :meth:`HashDB.get_many`, :meth:`HashDB.put_many`,
+:meth:`HashDB.get_meta`, :meth:`HashDB.set_meta`, :meth:`HashDB.allocate_id`
+and :meth:`HashDB.count` must be written for a new backend; see the README
+("Your own store") for a 30-line example.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from types import TracebackType
+from typing import Final, TypeVar
+
+from nshash.errors import StoreClosedError
+
+T = TypeVar("T")
+
+#: Tables the algorithms use; a store must accept exactly these names.
+TABLES: Final = ("fp", "parent", "stat")
+
+
+class HashDB(ABC):
+    """Base class of the key-value stores behind every nshash index.
+
+    Subclasses implement the abstract methods; ``close()``, the context manager,
+    ``get``/``put`` and the default :meth:`transaction` come from here.
+
+    Example:
+        >>> from nshash import HashDBMemory
+        >>> with HashDBMemory() as db:
+        ...     db.put_many("fp", [(7, 1)])
+        ...     db.get_many("fp", [7, 8])
+        [1, None]
+    """
+
+    def __init__(self) -> None:
+        self._closed = False
+        # Reentrant so that a transaction may call the store's own methods.
+        self._lock = threading.RLock()
+
+    # -- what a backend implements ---------------------------------------
+    @abstractmethod
+    def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
+        """Values of ``keys`` in ``table`` (``None`` where absent), in order."""
+
+    @abstractmethod
+    def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
+        """Set ``key -> value`` for every pair in ``table``."""
+
+    @abstractmethod
+    def get_meta(self, key: str) -> str | None:
+        """A metadata value (options, format version), or ``None``."""
+
+    @abstractmethod
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a metadata value."""
+
+    @abstractmethod
+    def allocate_id(self) -> int:
+        """A cluster id never handed out before by this store (1, 2, 3, ...)."""
+
+    @abstractmethod
+    def count(self, table: str) -> int:
+        """Number of keys in ``table``."""
+
+    # -- derived ------------------------------------------------------------
+    def get(self, table: str, key: int) -> int | None:
+        """Value of one key, or ``None``."""
+        return self.get_many(table, [key])[0]
+
+    def put(self, table: str, key: int, value: int) -> None:
+        """Set one key."""
+        self.put_many(table, [(key, value)])
+
+    def transaction(self, func: Callable[[HashDB], T]) -> T:
+        """Run ``func(view)`` so that no other writer interleaves with it.
+
+        ``func`` reads and writes through ``view``.  The default holds a
+        process-local lock and lets ``func`` use the store itself; backends
+        shared between processes override this (Redis retries ``func`` on a
+        conflict, so ``func`` must have no side effects beyond the view).
+        """
+        self._check_open()
+        with self._lock:
+            return func(self)
+
+    def flush(self) -> None:
+        """Make everything written so far durable (a no-op where writes already are)."""
+        self._check_open()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    def close(self) -> None:
+        """Flush and release the store; later use raises :class:`StoreClosedError`."""
+        if self._closed:
+            return
+        try:
+            self.flush()
+        finally:
+            self._closed = True
+            self._release()
+
+    def _release(self) -> None:
+        """Free backend resources (file handles, locks, connections)."""
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreClosedError(f"{type(self).__name__} is closed")
+
+    def describe(self) -> str:
+        """Where the store keeps its data, for messages and ``nshash stats``."""
+        return type(self).__name__
+
+    def size_bytes(self) -> int | None:
+        """Bytes the store's data takes on disk, when that is known."""
+        return None
+
+    def __enter__(self: HashDBT) -> HashDBT:
+        self._check_open()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+HashDBT = TypeVar("HashDBT", bound=HashDB)
+
+
+def check_table(table: str) -> None:
+    """Reject a table name the protocol does not define."""
+    if table not in TABLES:
+        raise ValueError(f"unknown table {table!r}; tables are {', '.join(TABLES)}")

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The test command of the README: installs what the tests need, then runs the
+# linters and the test suite.  Works on a fresh Debian machine as root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python3 -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+
+# The Redis store's tests start a real redis-server.
+if ! command -v redis-server >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq redis-server >/dev/null
+fi
+
+ruff check .
+ruff format --check .
+mypy
+python3 -m pytest -q "$@"

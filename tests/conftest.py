@@ -1,0 +1,52 @@
+"""Fixtures shared by the suites: every store kind, opened fresh in a temp dir."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import nshash
+
+StoreFactory = Callable[[], nshash.HashDB]
+
+#: Store kinds whose data outlives the object (reopening must see it).
+PERSISTENT_KINDS = ("memory-file", "leveldb")
+STORE_KINDS = ("memory", *PERSISTENT_KINDS)
+
+
+def open_store_kind(kind: str, directory: Path) -> nshash.HashDB:
+    """Open the store of ``kind`` whose data lives in ``directory``."""
+    if kind == "memory":
+        return nshash.HashDBMemory()
+    if kind == "memory-file":
+        return nshash.HashDBMemory(directory / "t.hashdb.pkl")
+    if kind == "leveldb":
+        return nshash.HashDBLeveldb(directory / "t.hashdb")
+    raise ValueError(kind)
+
+
+@pytest.fixture(params=STORE_KINDS)
+def store_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def make_store(store_kind: str, tmp_path: Path) -> Iterator[StoreFactory]:
+    """Opens (and reopens) the store of the current kind; closes them all at the end."""
+    opened: list[nshash.HashDB] = []
+
+    def factory() -> nshash.HashDB:
+        store = open_store_kind(store_kind, tmp_path)
+        opened.append(store)
+        return store
+
+    yield factory
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def store(make_store: StoreFactory) -> nshash.HashDB:
+    return make_store()

@@ -1,0 +1,109 @@
+"""The HashDB contract: every store kind passes the same tests."""
+
+from __future__ import annotations
+
+import pytest
+
+import nshash
+from tests.conftest import PERSISTENT_KINDS, StoreFactory
+
+MAX_KEY = 2**64 - 1
+
+
+def test_missing_keys_are_none(store: nshash.HashDB) -> None:
+    assert store.get_many("fp", [1, 2, MAX_KEY]) == [None, None, None]
+
+
+def test_values_come_back_as_ints(store: nshash.HashDB) -> None:
+    store.put_many("fp", [(MAX_KEY, 12), (0, 3), (5, 2**62)])
+    values = store.get_many("fp", [MAX_KEY, 0, 5])
+    assert values == [12, 3, 2**62]
+    assert all(type(value) is int for value in values)
+
+
+def test_tables_are_separate(store: nshash.HashDB) -> None:
+    store.put("fp", 7, 1)
+    store.put("parent", 7, 2)
+    assert (store.get("fp", 7), store.get("parent", 7), store.get("stat", 7)) == (1, 2, None)
+    assert store.count("fp") == store.count("parent") == 1
+    assert store.count("stat") == 0
+
+
+def test_put_overwrites(store: nshash.HashDB) -> None:
+    store.put("fp", 9, 1)
+    store.put("fp", 9, 0)
+    assert store.get("fp", 9) == 0
+
+
+def test_unknown_table_is_rejected(store: nshash.HashDB) -> None:
+    with pytest.raises(ValueError, match="unknown table"):
+        store.get_many("nope", [1])
+    with pytest.raises(ValueError, match="unknown table"):
+        store.put_many("nope", [(1, 1)])
+
+
+def test_meta_round_trip(store: nshash.HashDB) -> None:
+    assert store.get_meta("options") is None
+    store.set_meta("options", '{"n": 5}')
+    assert store.get_meta("options") == '{"n": 5}'
+
+
+def test_ids_start_at_one_and_never_repeat(store: nshash.HashDB) -> None:
+    ids = [store.allocate_id() for _ in range(50)]
+    assert ids == list(range(1, 51))
+
+
+def test_transaction_returns_and_writes(store: nshash.HashDB) -> None:
+    def body(view: nshash.HashDB) -> int:
+        view.put_many("fp", [(1, 10)])
+        assert view.get_many("fp", [1]) == [10]  # a transaction reads its own writes
+        return int(view.allocate_id())
+
+    assert store.transaction(body) == 1
+    assert store.get("fp", 1) == 10
+
+
+def test_use_after_close_raises(store: nshash.HashDB) -> None:
+    store.close()
+    store.close()  # closing twice is harmless
+    for call in (
+        lambda: store.get_many("fp", [1]),
+        lambda: store.put_many("fp", [(1, 1)]),
+        lambda: store.get_meta("x"),
+        lambda: store.allocate_id(),
+        lambda: store.transaction(lambda view: None),
+    ):
+        with pytest.raises(nshash.StoreClosedError, match="closed"):
+            call()
+
+
+def test_context_manager_closes(make_store: StoreFactory) -> None:
+    with make_store() as store:
+        store.put("fp", 1, 1)
+    assert store.closed
+
+
+def test_reopen_keeps_everything(make_store: StoreFactory, store_kind: str) -> None:
+    if store_kind not in PERSISTENT_KINDS:
+        pytest.skip("not persistent")
+    with make_store() as store:
+        store.put_many("fp", [(1, 5), (MAX_KEY, 6)])
+        store.put("parent", 6, 5)
+        store.set_meta("options", "x")
+        for _ in range(3):
+            store.allocate_id()
+    with make_store() as store:
+        assert store.get_many("fp", [1, MAX_KEY]) == [5, 6]
+        assert store.get("parent", 6) == 5
+        assert store.get_meta("options") == "x"
+        assert store.allocate_id() == 4
+
+
+def test_second_open_of_a_persistent_store_is_refused(make_store: StoreFactory, store_kind: str) -> None:
+    if store_kind not in PERSISTENT_KINDS:
+        pytest.skip("not persistent")
+    with make_store() as store:
+        store.put("fp", 1, 1)
+        with pytest.raises(nshash.StoreLockedError, match="already open|open in another"):
+            make_store()
+        assert store.get("fp", 1) == 1  # the first one is unaffected
