@@ -36,10 +36,7 @@ _DELIMS: Final = {"default": _DEFAULT_DELIMS, "design": _DESIGN_DELIMS, "origina
 # full-width form.  Deleting them makes a fingerprint blind to those edits.
 # Each character costs a scan of the document, so the list stays short
 # (rarer marks such as 《》 or — are kept: reprints seldom touch them).
-_NOISE: Final = (
-    " \t\u3000\xa0\u200b\ufeff"
-    ",，、;；:：\"'“”‘’()（）."
-)
+_NOISE: Final = " \t\u3000\xa0\u200b\ufeff,，、;；:：\"'“”‘’()（）."
 
 _TAG_RE: Final = re.compile(r"<\s*(/?)\s*([a-zA-Z][a-zA-Z0-9]*)[^<>]{0,500}>")
 _BLOCK_TAGS: Final = frozenset(
