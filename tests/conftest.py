@@ -13,13 +13,29 @@ StoreFactory = Callable[[], nshash.HashDB]
 
 #: Store kinds whose data outlives the object (reopening must see it).
 PERSISTENT_KINDS = ("memory-file", "leveldb")
-STORE_KINDS = ("memory", *PERSISTENT_KINDS)
+#: 'readme' is the "Your own store" example of the README, run as written.
+STORE_KINDS = ("memory", "readme", *PERSISTENT_KINDS)
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def readme_store_class() -> type[nshash.HashDB]:
+    """The store class the README shows users, executed from the README itself."""
+    text = README.read_text(encoding="utf-8")
+    block = next(b for b in text.split("```python")[1:] if "class DictStore" in b)
+    namespace: dict[str, object] = {}
+    exec(block.split("```")[0], namespace)
+    store_class = namespace["DictStore"]
+    assert isinstance(store_class, type) and issubclass(store_class, nshash.HashDB)
+    return store_class
 
 
 def open_store_kind(kind: str, directory: Path) -> nshash.HashDB:
     """Open the store of ``kind`` whose data lives in ``directory``."""
     if kind == "memory":
         return nshash.HashDBMemory()
+    if kind == "readme":
+        return readme_store_class()()
     if kind == "memory-file":
         return nshash.HashDBMemory(directory / "t.hashdb.pkl")
     if kind == "leveldb":

@@ -3,9 +3,9 @@
 A store maps unsigned 64-bit ``int`` keys to ``int`` values in a few named
 tables, keeps a small ``str -> str`` metadata map, and hands out cluster ids.
 The algorithms own the meaning and encoding of everything in it; a store only
-keeps it.  Only :meth:`HashDB.get_many`, :meth:`HashDB.put_many`,
-:meth:`HashDB.get_meta`, :meth:`HashDB.set_meta`, :meth:`HashDB.allocate_id`
-and :meth:`HashDB.count` must be written for a new backend; see the README
+keeps it.  A new backend writes six methods, ``_get_many``, ``_put_many``, ``_get_meta``,
+``_set_meta``, ``_allocate_id`` and ``_count``; the public ones check that the
+store is open and the table exists before calling them.  See the README
 ("Your own store") for a 30-line example.
 """
 
@@ -28,8 +28,9 @@ TABLES: Final = ("fp", "parent", "stat")
 class HashDB(ABC):
     """Base class of the key-value stores behind every nshash index.
 
-    Subclasses implement the abstract methods; ``close()``, the context manager,
-    ``get``/``put`` and the default :meth:`transaction` come from here.
+    Subclasses implement the abstract ``_``-methods; the argument checks,
+    ``close()``, the context manager, ``get``/``put`` and the default
+    :meth:`transaction` come from here.
 
     Example:
         >>> from nshash import HashDBMemory
@@ -44,32 +45,65 @@ class HashDB(ABC):
         # Reentrant so that a transaction may call the store's own methods.
         self._lock = threading.RLock()
 
-    # -- what a backend implements ---------------------------------------
+    # -- what a backend implements (called only while open, with a valid table) --
     @abstractmethod
-    def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
+    def _get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         """Values of ``keys`` in ``table`` (``None`` where absent), in order."""
 
     @abstractmethod
-    def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
+    def _put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
         """Set ``key -> value`` for every pair in ``table``."""
 
     @abstractmethod
-    def get_meta(self, key: str) -> str | None:
-        """A metadata value (options, format version), or ``None``."""
+    def _get_meta(self, key: str) -> str | None:
+        """A metadata value, or ``None``."""
 
     @abstractmethod
-    def set_meta(self, key: str, value: str) -> None:
+    def _set_meta(self, key: str, value: str) -> None:
         """Set a metadata value."""
 
     @abstractmethod
-    def allocate_id(self) -> int:
+    def _allocate_id(self) -> int:
         """A cluster id never handed out before by this store (1, 2, 3, ...)."""
 
     @abstractmethod
-    def count(self, table: str) -> int:
+    def _count(self, table: str) -> int:
         """Number of keys in ``table``."""
 
-    # -- derived ------------------------------------------------------------
+    # -- the public protocol: checks, then the backend --------------------------
+    def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
+        """Values of ``keys`` in ``table`` (``None`` where absent), in order."""
+        self._check_open()
+        check_table(table)
+        return self._get_many(table, keys)
+
+    def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
+        """Set ``key -> value`` for every pair in ``table``."""
+        self._check_open()
+        check_table(table)
+        self._put_many(table, items)
+
+    def get_meta(self, key: str) -> str | None:
+        """A metadata value (options, format version), or ``None``."""
+        self._check_open()
+        return self._get_meta(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a metadata value."""
+        self._check_open()
+        self._set_meta(key, value)
+
+    def allocate_id(self) -> int:
+        """A cluster id never handed out before by this store (1, 2, 3, ...)."""
+        self._check_open()
+        return self._allocate_id()
+
+    def count(self, table: str) -> int:
+        """Number of keys in ``table``."""
+        self._check_open()
+        check_table(table)
+        return self._count(table)
+
     def get(self, table: str, key: int) -> int | None:
         """Value of one key, or ``None``."""
         return self.get_many(table, [key])[0]

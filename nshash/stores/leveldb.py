@@ -35,7 +35,8 @@ class _Transaction:
         self._next_id = store._next_id
 
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
-        prefix = self._store._prefix(table)
+        check_table(table)
+        prefix = _PREFIX[table]
         pending, get = self._pending, self._store._db.get
         out: list[int | None] = []
         for key in keys:
@@ -47,7 +48,8 @@ class _Transaction:
         return out
 
     def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
-        prefix = self._store._prefix(table)
+        check_table(table)
+        prefix = _PREFIX[table]
         for key, value in items:
             self._pending[prefix + _KEY.pack(key)] = _VALUE.pack(value)
 
@@ -134,44 +136,31 @@ class HashDBLeveldb(HashDB):
         raw = self._db.get(_NEXT_ID)
         self._next_id = int(raw) if raw is not None else 1
 
-    def _prefix(self, table: str) -> bytes:
-        try:
-            return _PREFIX[table]
-        except KeyError:
-            check_table(table)
-            raise
-
-    def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
-        self._check_open()
+    def _get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         return _Transaction(self).get_many(table, keys)
 
-    def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
-        self._check_open()
+    def _put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
         with self._lock:
             view = _Transaction(self)
             view.put_many(table, items)
             view.commit()
 
-    def get_meta(self, key: str) -> str | None:
-        self._check_open()
+    def _get_meta(self, key: str) -> str | None:
         return _Transaction(self).get_meta(key)
 
-    def set_meta(self, key: str, value: str) -> None:
-        self._check_open()
+    def _set_meta(self, key: str, value: str) -> None:
         with self._lock:
             self._db.put(_META + key.encode(), value.encode(), sync=self.sync)
 
-    def allocate_id(self) -> int:
-        self._check_open()
+    def _allocate_id(self) -> int:
         with self._lock:
             view = _Transaction(self)
             new_id = view.allocate_id()
             view.commit()
             return new_id
 
-    def count(self, table: str) -> int:
-        self._check_open()
-        return sum(1 for _ in self._db.iterator(prefix=self._prefix(table), include_value=False))
+    def _count(self, table: str) -> int:
+        return sum(1 for _ in self._db.iterator(prefix=_PREFIX[table], include_value=False))
 
     def transaction(self, func: Callable[[Any], T]) -> T:
         self._check_open()

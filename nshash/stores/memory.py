@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from nshash.errors import StoreCorruptError, StoreLockedError
-from nshash.stores.base import TABLES, HashDB, check_table
+from nshash.stores.base import TABLES, HashDB
 
 T = TypeVar("T")
 
@@ -84,32 +84,26 @@ class HashDBMemory(HashDB):
             _OPEN_STORES.add(self)
 
     # -- protocol ------------------------------------------------------------
-    def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
-        self._check_open()
-        get = self._table(table).get
+    def _get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
+        get = self._tables[table].get
         return [get(key) for key in keys]
 
-    def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
-        self._check_open()
-        self._table(table).update(items)
+    def _put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
+        self._tables[table].update(items)
 
-    def get_meta(self, key: str) -> str | None:
-        self._check_open()
+    def _get_meta(self, key: str) -> str | None:
         return self._meta.get(key)
 
-    def set_meta(self, key: str, value: str) -> None:
-        self._check_open()
+    def _set_meta(self, key: str, value: str) -> None:
         self._meta[key] = value
 
-    def allocate_id(self) -> int:
-        self._check_open()
+    def _allocate_id(self) -> int:
         new_id = self._next_id
         self._next_id += 1
         return new_id
 
-    def count(self, table: str) -> int:
-        self._check_open()
-        return len(self._table(table))
+    def _count(self, table: str) -> int:
+        return len(self._tables[table])
 
     def transaction(self, func: Callable[[HashDB], T]) -> T:
         result = super().transaction(func)
@@ -190,13 +184,6 @@ class HashDBMemory(HashDB):
             }
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise StoreCorruptError(f"{str(path)!r} is a damaged nshash memory store: {exc!r}") from exc
-
-    def _table(self, table: str) -> dict[int, int]:
-        try:
-            return self._tables[table]
-        except KeyError:
-            check_table(table)
-            raise
 
     def describe(self) -> str:
         return f"HashDBMemory({str(self.path) if self.path else 'in memory'})"
