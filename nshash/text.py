@@ -67,11 +67,12 @@ def split_sentences(text: str, split: str = "default", normalize: bool = True) -
     """Split ``text`` into sentences, normalised for hashing when ``normalize``.
 
     Normalisation removes HTML remnants, whitespace and width-variant
-    punctuation (so ``，`` vs ``,`` does not matter).  Empty pieces are dropped;
-    letter case is kept (see :func:`longest_sentences`).
+    punctuation (so ``，`` vs ``,`` does not matter).  Empty pieces are kept
+    (callers filter by length anyway); letter case is kept (see
+    :func:`longest_sentences`).
 
     >>> split_sentences("Hello, World! 你好，世界。")
-    ['HelloWorld', '你好世界']
+    ['HelloWorld', '你好世界', '']
     """
     if normalize:
         text = strip_html(text)
@@ -82,7 +83,7 @@ def split_sentences(text: str, split: str = "default", normalize: bool = True) -
         for char in _NOISE:
             if char in text:
                 text = text.replace(char, "")
-    return [piece for piece in text.split("\n") if piece]
+    return text.split("\n")
 
 
 def longest_sentences(text: str, k: int, min_len: int, split: str = "default", normalize: bool = True) -> list[str]:
