@@ -36,16 +36,13 @@ class _Transaction:
 
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         check_table(table)
-        prefix = _PREFIX[table]
-        pending, get = self._pending, self._store._db.get
-        out: list[int | None] = []
-        for key in keys:
-            raw_key = prefix + _KEY.pack(key)
-            raw = pending.get(raw_key)
-            if raw is None:
-                raw = get(raw_key)
-            out.append(None if raw is None else _VALUE.unpack(raw)[0])
-        return out
+        prefix, pending, get, unpack = _PREFIX[table], self._pending, self._store._db.get, _VALUE.unpack
+        raw_keys = [prefix + _KEY.pack(key) for key in keys]
+        if pending:
+            raws = [pending.get(raw_key) or get(raw_key) for raw_key in raw_keys]
+        else:
+            raws = [get(raw_key) for raw_key in raw_keys]
+        return [None if raw is None else unpack(raw)[0] for raw in raws]
 
     def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
         check_table(table)
@@ -80,9 +77,11 @@ class _Transaction:
 
     def commit(self) -> None:
         if self._pending:
-            with self._store._db.write_batch(sync=self._store.sync) as batch:
-                for raw_key, raw in self._pending.items():
-                    batch.put(raw_key, raw)
+            batch = self._store._db.write_batch(sync=self._store.sync)
+            put = batch.put
+            for raw_key, raw in self._pending.items():
+                put(raw_key, raw)
+            batch.write()
         self._store._next_id = self._next_id
 
 
@@ -123,7 +122,10 @@ class HashDBLeveldb(HashDB):
         if self.path.exists() and not self.path.is_dir():
             raise StoreCorruptError(f"{str(self.path)!r} is a file, not a LevelDB directory")
         try:
-            self._db: Any = plyvel.DB(str(self.path), create_if_missing=True)
+            # A bloom filter makes lookups of unseen fingerprints (most of them) skip disk reads.
+            self._db: Any = plyvel.DB(
+                str(self.path), create_if_missing=True, bloom_filter_bits=10, lru_cache_size=64 << 20
+            )
         except plyvel.IOError as exc:
             message = str(exc)
             if "lock" in message.lower():
