@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, NamedTuple
 
 import farmhash
 
@@ -11,15 +11,28 @@ from nshash.clusters import find_roots, merge
 from nshash.hashing import HashFunc, resolve_hashfunc
 from nshash.index import Index
 from nshash.stores import HashDB
-from nshash.text import ORIGINAL_MIN_LEN, SPLITS, longest_sentences, whole_text_key
+from nshash.text import ORIGINAL_MIN_LEN, SPLITS, coerce_document, ranked_sentences, whole_text_key
 
 FP = "fp"
 STAT = "stat"
+#: A key blanked out because it is a page template (see ``_drop_template_keys``).
+NO_KEY = 0
+# XORed into tail keys so that a tail never equals a head.
+_TAIL_SALT = 0x9E3779B97F4A7C15
 #: Value of a fingerprint found to be site boilerplate: it no longer counts.
 BOILERPLATE = 0
 # Separates whole-document keys from sentence keys, so a short document can
 # never collide with a sentence of a longer one.
 _WHOLE_TEXT_PREFIX = "\x00doc:"
+
+
+class Features(NamedTuple):
+    """What ``get_similar`` needs of a document, computed without the store."""
+
+    #: Two keys per candidate sentence, longest sentence first: head, tail.
+    keys: list[int]
+    #: Each candidate sentence's line index in the document.
+    positions: list[int]
 
 
 def _positive_int(name: str, value: object, minimum: int = 1) -> int:
@@ -32,12 +45,13 @@ class NSHash(Index):
     """Top-n longest sentences hash: documents sharing their longest sentences are one article.
 
     A document's sentences are normalised (whitespace, punctuation and HTML
-    remnants removed, lower-cased); the ``n`` longest are hashed.  A document
-    joins an earlier cluster when at least ``min_match`` of its fingerprints
-    point to it (one suffices for documents with too few sentences); clusters
-    matched that way merge.  Fingerprints that keep showing up in documents
-    that are otherwise different (site headers, footers, disclaimers) are
-    marked as boilerplate and stop counting.
+    remnants removed, lower-cased) and the ``n`` longest are keyed by the
+    hashes of their head and tail.  A document joins the earlier cluster that
+    at least ``min_match`` of its sentences point to (one suffices for
+    documents with too few sentences); another cluster it matches inside the
+    same stretch of text merges into it.  Sentences that keep showing up in
+    documents that are otherwise different (site headers, footers,
+    disclaimers) are marked as boilerplate and stop counting.
 
     Args:
         name: where the store lives (``<name>.hashdb.pkl`` for ``'memory'``,
@@ -56,6 +70,9 @@ class NSHash(Index):
         boilerplate: detect fingerprints shared by unrelated documents and ignore them.
         boilerplate_after: how much evidence marks a fingerprint as boilerplate.
         extra: sentences looked up beyond ``n`` to replace ones known to be boilerplate.
+        anchor: a sentence of at least ``2 * anchor`` characters is keyed by the
+            hashes of its first and its last ``anchor`` characters, so one edited
+            character spoils one key, not the sentence; ``0`` hashes whole sentences.
         errors: how ``bytes`` documents are decoded (``'strict'`` raises).
         store_options: keyword arguments for the store opened by name
             (e.g. ``{'save_every': 1000}`` for ``'memory'``, ``{'url': ...}`` for ``'redis'``).
@@ -86,8 +103,9 @@ class NSHash(Index):
         min_len: int | None = None,
         min_match: int = 2,
         boilerplate: bool = True,
-        boilerplate_after: int = 2,
+        boilerplate_after: int = 3,
         extra: int = 3,
+        anchor: int = 12,
         errors: str = "strict",
         store_options: dict[str, Any] | None = None,
     ) -> None:
@@ -103,6 +121,7 @@ class NSHash(Index):
         self.min_match = _positive_int("min_match", min_match)
         self.boilerplate_after = _positive_int("boilerplate_after", boilerplate_after)
         self.extra = _positive_int("extra", extra, minimum=0)
+        self.anchor = _positive_int("anchor", anchor, minimum=0)
         self.split = split
         self.normalize = bool(normalize)
         self.boilerplate = bool(boilerplate)
@@ -117,133 +136,236 @@ class NSHash(Index):
             "boilerplate": self.boilerplate,
             "boilerplate_after": self.boilerplate_after,
             "extra": self.extra,
+            "anchor": self.anchor,
         }
         super().__init__(name, hashdb, options, errors=errors, store_options=store_options)
 
     # -- fingerprints ---------------------------------------------------------------
     def sentences(self, doc: str | bytes) -> list[str]:
         """The normalised sentences that may be fingerprinted, longest first (``n + extra`` at most)."""
-        from nshash.text import coerce_document
+        return self._ranked(coerce_document(doc, self.errors))[0]
 
-        return self._sentences(coerce_document(doc, self.errors))
-
-    def _sentences(self, text: str) -> list[str]:
-        chosen = longest_sentences(text, self.n + self.extra, self.min_len, self.split, self.normalize)
+    def _ranked(self, text: str) -> tuple[list[str], list[int]]:
+        chosen, positions = ranked_sentences(text, self.n + self.extra, self.min_len, self.split, self.normalize)
         if chosen:
-            return chosen
+            return chosen, positions
         whole = whole_text_key(text, self.split, self.normalize)
         # Empty and whitespace-only documents get no key at all, so they can
         # never share a fingerprint with anything.
-        return [_WHOLE_TEXT_PREFIX + whole] if whole else []
+        return ([_WHOLE_TEXT_PREFIX + whole], [0]) if whole else ([], [])
 
-    def _features(self, text: str) -> list[int]:
-        sentences = self._sentences(text)
+    def _keys(self, sentences: list[str]) -> list[int]:
+        """Two keys per sentence, head then tail (the same key twice for a short sentence)."""
         try:
-            fps = list(map(self._hash, sentences))
+            return self._keys_with(self._hash, sentences)
         except UnicodeEncodeError:  # lone surrogates: the slower, surrogate-safe path
-            fps = [self._safe_hash(sentence) for sentence in sentences]
-        # dict.fromkeys: two sentences hashing alike must not vote twice.
-        return list(dict.fromkeys(fps)) if len(fps) > 1 else fps
+            return self._keys_with(self._safe_hash, sentences)
+
+    def _keys_with(self, hash_: HashFunc, sentences: list[str]) -> list[int]:
+        anchor = self.anchor
+        keys: list[int] = []
+        for sentence in sentences:
+            if anchor and len(sentence) >= 2 * anchor:
+                keys.append(hash_(sentence[:anchor]))
+                # The salt keeps a tail from ever matching another sentence's head.
+                keys.append(hash_(sentence[-anchor:]) ^ _TAIL_SALT)
+            else:
+                key = hash_(sentence)
+                keys.append(key)
+                keys.append(key)
+        return keys
+
+    def _features(self, text: str) -> Features:
+        sentences, positions = self._ranked(text)
+        keys = self._keys(sentences)
+        if len(set(keys)) < len(keys) - keys.count(NO_KEY):
+            keys, positions = _drop_template_keys(keys, positions)
+        return Features(keys, positions)
 
     def get_nshash(self, doc: str | bytes) -> list[int]:
-        """The fingerprints of ``doc``'s ``n`` longest sentences (unsigned 64-bit ints).
+        """The fingerprints (unsigned 64-bit ints) of ``doc``'s ``n`` longest sentences.
 
-        This ignores what the store knows; :meth:`get_similar` skips
-        fingerprints it has found to be boilerplate and looks further down.
+        Two per sentence (head and tail), one for a sentence shorter than
+        ``2 * anchor``.  This ignores what the store knows; :meth:`get_similar`
+        skips sentences it has found to be boilerplate and looks further down.
 
         >>> import nshash
         >>> nshash.NSHash().get_nshash("")
         []
         """
-        from nshash.text import coerce_document
-
-        return self._features(coerce_document(doc, self.errors))[: self.n]
+        keys = self._features(coerce_document(doc, self.errors)).keys[: 2 * self.n]
+        return list(dict.fromkeys(key for key in keys if key != NO_KEY))
 
     # -- clustering -------------------------------------------------------------------
-    def _assign(self, view: Any, candidates: list[int]) -> int:
-        if not candidates:
+    def _assign(self, view: Any, features: Features) -> int:
+        keys, all_positions = features
+        if not keys:
             return int(view.allocate_id())
-        values = view.get_many(FP, candidates)
-        if BOILERPLATE in values and self.boilerplate:
-            fps: list[int] = []
-            ids: list[int | None] = []
-            for fp, value in zip(candidates, values):
-                if value != BOILERPLATE:
-                    fps.append(fp)
-                    ids.append(value)
-                    if len(fps) == self.n:
-                        break
-        else:
-            fps, ids = candidates[: self.n], values[: self.n]
-        found = [value for value in ids if value]
+        values = view.get_many(FP, keys)
+        heads, tails, matches, positions = self._pick(keys, values, all_positions)
+        found = [match for match in matches if match]
         if not found:  # the common case: an article never seen before
             target = int(view.allocate_id())
-            view.put_many(FP, [(fp, target) for fp in fps])
+            view.put_many(FP, [(key, target) for key in heads + tails if key != NO_KEY])
             return target
         roots = find_roots(view, found)
         votes: dict[int, int] = {}
-        for value in found:
-            root = roots[value]
-            votes[root] = votes.get(root, 0) + 1
-        need = self.min_match if len(fps) > self.min_match else 1
-        winners = [root for root, count in votes.items() if count >= need]
-        target = merge(view, winners) if winners else int(view.allocate_id())
-        new = [(fp, target) for fp, value in zip(fps, ids) if value is None]
-        if new:
-            view.put_many(FP, new)
+        for match in found:
+            votes[roots[match]] = votes.get(roots[match], 0) + 1
+        need = self.min_match if len(matches) > self.min_match else 1
+        qualified = [root for root, count in votes.items() if count >= need]
+        best_span: tuple[int, int] | None = None
+        if qualified:
+            top = max(votes[root] for root in qualified)
+            best = min(root for root in qualified if votes[root] == top)
+            spots = [pos for match, pos in zip(matches, positions) if match and roots[match] == best]
+            best_span = (min(spots), max(spots))
+            # A cluster matched inside the same stretch of text is the same article
+            # (an earlier miss): merge.  One matched only around it shares a header
+            # or footer: it gets boilerplate evidence below instead.
+            winners = [best] + [
+                root
+                for root in qualified
+                if root != best
+                and any(
+                    best_span[0] < pos < best_span[1]
+                    for match, pos in zip(matches, positions)
+                    if match and roots[match] == root
+                )
+            ]
+            target = merge(view, winners)
+        else:
+            winners = []
+            target = int(view.allocate_id())
+        writes = [(key, target) for key, value in self._new_keys(keys, values, heads, tails) if value is None]
+        if writes:
+            view.put_many(FP, writes)
         if self.boilerplate:
-            self._collect_evidence(view, fps, ids, roots, winners, len(new))
+            self._collect_evidence(view, heads, tails, matches, positions, roots, set(winners), best_span)
         return target
+
+    def _pick(
+        self, keys: list[int], values: list[int | None], all_positions: list[int]
+    ) -> tuple[list[int], list[int], list[int | None], list[int]]:
+        """The first ``n`` sentences not known as boilerplate: their keys, matched id and position."""
+        heads: list[int] = []
+        tails: list[int] = []
+        matches: list[int | None] = []
+        positions: list[int] = []
+        skip_boilerplate = self.boilerplate and BOILERPLATE in values
+        for index, position in enumerate(all_positions):
+            head_value, tail_value = values[2 * index], values[2 * index + 1]
+            if skip_boilerplate and (head_value == BOILERPLATE or tail_value == BOILERPLATE):
+                continue
+            heads.append(keys[2 * index])
+            tails.append(keys[2 * index + 1])
+            matches.append(head_value or tail_value)
+            positions.append(position)
+            if len(matches) == self.n:
+                break
+        return heads, tails, matches, positions
+
+    @staticmethod
+    def _new_keys(
+        keys: list[int], values: list[int | None], heads: list[int], tails: list[int]
+    ) -> list[tuple[int, int | None]]:
+        """Each chosen key with its stored value (a matched head teaches the store its new tail)."""
+        stored = dict(zip(keys, values))
+        chosen = dict.fromkeys(key for pair in zip(heads, tails) for key in pair if key != NO_KEY)
+        return [(key, stored[key]) for key in chosen]
 
     def _collect_evidence(
         self,
         view: Any,
-        fps: list[int],
-        ids: list[int | None],
+        heads: list[int],
+        tails: list[int],
+        matches: list[int | None],
+        positions: list[int],
         roots: dict[int, int],
-        winners: list[int],
-        new_count: int,
+        joined: set[int],
+        best_span: tuple[int, int] | None,
     ) -> None:
-        """Count evidence that fingerprints are boilerplate; mark those with enough.
+        """Count evidence that sentences are boilerplate; mark those with enough.
 
-        Evidence against a fingerprint: it matched a cluster this document was
-        not put in (it is shared with an unrelated article), or it matched while
-        the document brought two or more new sentences (it is shared with a
-        different text, as a site footer is).
+        Evidence against a matched sentence: it points to a cluster the document
+        was not put in and lies outside the stretch of text that matched (a
+        header or footer shared with an unrelated article); or the document
+        joined its cluster while bringing two or more new sentences, and it
+        lies after all of them (a site footer under a new article).
         """
-        joined = set(winners)
-        suspicious_join = new_count >= 2
-        suspects = [fp for fp, value in zip(fps, ids) if value and (roots[value] not in joined or suspicious_join)]
+        new_positions = [pos for match, pos in zip(matches, positions) if not match]
+        last_new = max(new_positions) if len(new_positions) >= 2 else None
+        suspects: list[int] = []
+        for head, tail, match, pos in zip(heads, tails, matches, positions):
+            if not match:
+                continue
+            if roots[match] not in joined:
+                outside = best_span is None or not best_span[0] <= pos <= best_span[1]
+                if not outside:
+                    continue
+            elif last_new is None or pos <= last_new:
+                continue
+            suspects.extend(dict.fromkeys(key for key in (head, tail) if key != NO_KEY))
         if not suspects:
             return
         counts = view.get_many(STAT, suspects)
-        updated = [(fp, (count or 0) + 1) for fp, count in zip(suspects, counts)]
+        updated = [(key, (count or 0) + 1) for key, count in zip(suspects, counts)]
         view.put_many(STAT, updated)
-        marked = [(fp, BOILERPLATE) for fp, count in updated if count >= self.boilerplate_after]
+        marked = [(key, BOILERPLATE) for key, count in updated if count >= self.boilerplate_after]
         if marked:
             view.put_many(FP, marked)
 
     def explain(self, doc: str | bytes) -> list[dict[str, Any]]:
-        """For debugging a surprising id: each candidate sentence, its fingerprint and stored cluster.
+        """For debugging a surprising id: each candidate sentence, its keys and stored cluster.
 
-        Each entry has ``sentence``, ``fingerprint``, ``cluster`` (canonical id or
+        Each entry has ``sentence``, ``position`` (index of the line in the
+        document), ``keys`` (head and tail), ``cluster`` (canonical id or
         ``None``), ``boilerplate`` (bool) and ``evidence`` (boilerplate evidence count).
         """
-        from nshash.text import coerce_document
-
         text = coerce_document(doc, self.errors)
-        sentences = self._sentences(text)
-        fps = [self._safe_hash(sentence) for sentence in sentences]
-        values = self.store.get_many(FP, fps)
-        evidence = self.store.get_many(STAT, fps)
-        roots = find_roots(self.store, [v for v in values if v])
-        return [
-            {
-                "sentence": sentence,
-                "fingerprint": fp,
-                "cluster": roots[value] if value else None,
-                "boilerplate": value == BOILERPLATE,
-                "evidence": count or 0,
-            }
-            for sentence, fp, value, count in zip(sentences, fps, values, evidence)
-        ]
+        sentences, all_positions = self._ranked(text)
+        features = self._features(text)
+        by_position = dict(zip(features.positions, range(len(features.positions))))
+        values = self.store.get_many(FP, features.keys)
+        evidence = self.store.get_many(STAT, features.keys)
+        roots = find_roots(self.store, [value for value in values if value])
+        rows = []
+        for sentence, position in zip(sentences, all_positions):
+            index = by_position.get(position)
+            if index is None:  # both keys were page templates
+                continue
+            pair = features.keys[2 * index : 2 * index + 2]
+            found = [values[2 * index + side] for side in (0, 1)]
+            match = next((value for value in found if value), None)
+            rows.append(
+                {
+                    "sentence": sentence,
+                    "position": position,
+                    "keys": list(dict.fromkeys(key for key in pair if key != NO_KEY)),
+                    "cluster": roots[match] if match else None,
+                    "boilerplate": BOILERPLATE in found,
+                    "evidence": max(count or 0 for count in evidence[2 * index : 2 * index + 2]),
+                }
+            )
+        return rows
+
+
+def _drop_template_keys(keys: list[int], positions: list[int]) -> tuple[list[int], list[int]]:
+    """Blank keys that two sentences of one page share (a template such as a
+    repeated "see section 12.1" ending says nothing about the page); drop
+    sentences left without a key."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+    for index in range(len(positions)):
+        for key in {keys[2 * index], keys[2 * index + 1]} - {NO_KEY}:
+            (shared if key in seen else seen).add(key)
+    out_keys: list[int] = []
+    out_positions: list[int] = []
+    for index, position in enumerate(positions):
+        head, tail = (key if key not in shared else NO_KEY for key in keys[2 * index : 2 * index + 2])
+        if head == NO_KEY and tail == NO_KEY:
+            continue
+        # A sentence with one good key uses it in both places.
+        out_keys.extend((head or tail, tail or head))
+        out_positions.append(position)
+    return out_keys, out_positions

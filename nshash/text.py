@@ -96,20 +96,36 @@ def longest_sentences(text: str, k: int, min_len: int, split: str = "default", n
     >>> longest_sentences("aa。bbbb。ccc。bbbb。D", k=2, min_len=2)
     ['bbbb', 'ccc']
     """
+    return ranked_sentences(text, k, min_len, split, normalize)[0]
+
+
+def ranked_sentences(
+    text: str, k: int, min_len: int, split: str = "default", normalize: bool = True
+) -> tuple[list[str], list[int]]:
+    """:func:`longest_sentences` and, for each, its index among the document's pieces.
+
+    The positions tell where a sentence sits in the page: site headers and
+    footers sit at its edges.
+
+    >>> ranked_sentences("aa。bbbb。ccc。bbbb。D", k=2, min_len=2)
+    (['bbbb', 'ccc'], [1, 2])
+    """
     pieces = split_sentences(text, split, normalize)
-    pieces.sort(key=len, reverse=True)
+    lengths = list(map(len, pieces))
     chosen: list[str] = []
-    for piece in pieces:
-        if len(piece) < min_len:
+    positions: list[int] = []
+    # sorted() is stable: equal lengths keep document order.
+    for index in sorted(range(len(pieces)), key=lengths.__getitem__, reverse=True):
+        if lengths[index] < min_len:
             break
-        if normalize:
-            piece = piece.lower()
+        piece = pieces[index].lower() if normalize else pieces[index]
         # A repeated line is one vote, not two.
         if piece not in chosen:
             chosen.append(piece)
+            positions.append(index)
             if len(chosen) == k:
                 break
-    return chosen
+    return chosen, positions
 
 
 def whole_text_key(text: str, split: str = "default", normalize: bool = True) -> str:

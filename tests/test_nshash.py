@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import nshash
 from nshash.core import NSHash
+from nshash.hashing import farmhash64
 from tests.conftest import StoreFactory
 
 ARTICLE = (
@@ -48,6 +49,35 @@ def test_pinned_fingerprints() -> None:
     assert NSHash().sentences(doc) == ["helloworld", "这是一个足够长的句子"]
     assert NSHash(hashfunc="farmhash").get_nshash(doc) == [8841954637881776907, 15188436030377661315]
     assert NSHash(hashfunc="md5").get_nshash(doc) == [18184976250444279858, 16482318217168100100]
+
+
+def test_pinned_head_and_tail_keys() -> None:
+    doc = "The quick brown fox jumps over the lazy dog near the river bank."
+    assert NSHash().sentences(doc) == ["thequickbrownfoxjumpsoverthelazydogneartheriverbank"]
+    # Head: the first 12 characters; tail: the last 12, salted.
+    assert NSHash().get_nshash(doc) == [8774968019308388864, 4608840723930094760]
+    assert NSHash(hashfunc="md5").get_nshash(doc) == [17133706915190686138, 10324464143024348478]
+    assert NSHash(anchor=0).get_nshash(doc) == [farmhash64("thequickbrownfoxjumpsoverthelazydogneartheriverbank")]
+
+
+def test_one_edited_character_spoils_one_key_only() -> None:
+    nsh = NSHash()
+    a = nsh.get_nshash("A sentence long enough to have separate head and tail keys here.")
+    b = nsh.get_nshash("A sentence long enough to have separate head and tall keys here.")
+    c = nsh.get_nshash("A sentense long enough to have separate head and tail keys here.")
+    assert a[0] == b[0] and a[1] != b[1]
+    assert a[0] != c[0] and a[1] == c[1]
+
+
+def test_template_keys_shared_by_two_sentences_are_dropped() -> None:
+    nsh = NSHash()
+    doc = (
+        "The first sentence says one thing, see section twelve for details.\n"
+        "The second sentence says another thing, see section twelve for details.\n"
+    )
+    keys = nsh.get_nshash(doc)
+    assert len(keys) == 2  # two heads; the shared tail is gone
+    assert NSHash().get_nshash("The first sentence says one thing, see section twelve for details.")[0] in keys
 
 
 def test_ids_are_ints_starting_at_one(nsh: NSHash) -> None:
@@ -89,17 +119,29 @@ def test_unrelated_documents_get_new_ids(nsh: NSHash) -> None:
     assert a != b
 
 
-def test_clusters_merge_transitively(make_store: StoreFactory) -> None:
-    nsh = NSHash(hashdb=make_store(), n=3, boilerplate=False, min_match=1)
+def test_clusters_merge_transitively(nsh: NSHash) -> None:
     rng = random.Random(7)
-    s = [random_article(rng, 1) for _ in range(6)]
-    a = nsh.get_similar(s[0] + s[1] + s[2])
-    b = nsh.get_similar(s[3] + s[4] + s[5])
+    s = [random_article(rng, 1) for _ in range(8)]
+    a = nsh.get_similar("".join(s[0:4]))
+    b = nsh.get_similar("".join(s[4:8]))
     assert a != b
-    bridge = nsh.get_similar(s[0] + s[3] + "短句。")  # shares a sentence with each
+    # Two sentences of each, interleaved: the same stretch of text matches both
+    # clusters, so they were one article all along.
+    bridge = nsh.get_similar(s[0] + s[4] + s[5] + s[1])
     assert bridge == min(a, b)
     assert nsh.resolve(a) == nsh.resolve(b) == min(a, b)
     assert nsh.resolve_many([a, b, bridge]) == [min(a, b)] * 3
+
+
+def test_a_shared_footer_does_not_merge_clusters(nsh: NSHash) -> None:
+    rng = random.Random(8)
+    s = [random_article(rng, 1) for _ in range(10)]
+    a = nsh.get_similar("".join(s[0:4]))
+    b = nsh.get_similar("".join(s[4:8]) + s[8] + s[9])
+    # Matches a in its body, and b only in b's last lines (its footer).
+    c = nsh.get_similar("".join(s[0:3]) + s[8] + s[9])
+    assert c == a
+    assert nsh.resolve(b) == b != a
 
 
 def test_site_boilerplate_does_not_merge_unrelated_articles(nsh: NSHash) -> None:
