@@ -11,14 +11,19 @@ from nshash.clusters import find_roots, merge
 from nshash.hashing import HashFunc, resolve_hashfunc
 from nshash.index import Index
 from nshash.stores import HashDB
-from nshash.text import ORIGINAL_MIN_LEN, SPLITS, coerce_document, ranked_sentences, whole_text_key
+from nshash.text import ORIGINAL_MIN_LEN, SPLITS, coerce_document, ranked_sentences, strip_html, whole_text_key
+
+try:  # the optional C accelerator (setup.py); the pure-Python path gives the same keys
+    from nshash import _speedups
+except ImportError:  # pragma: no cover - depends on the build
+    _speedups = None  # type: ignore[assignment]
 
 FP = "fp"
 STAT = "stat"
 #: A key blanked out because it is a page template (see ``_drop_template_keys``).
 NO_KEY = 0
-# XORed into tail keys so that a tail never equals a head.
-_TAIL_SALT = 0x9E3779B97F4A7C15
+# Prefixed to tails before hashing so that a tail never equals a head.
+_TAIL_MARK = "\x01"
 #: Value of a fingerprint found to be site boilerplate: it no longer counts.
 BOILERPLATE = 0
 # Separates whole-document keys from sentence keys, so a short document can
@@ -116,6 +121,7 @@ class NSHash(Index):
         hash_name, self._safe_hash = resolve_hashfunc(hashfunc)
         # The raw C function when there is one: the wrapper's call costs ~10% of get_similar.
         self._hash: HashFunc = farmhash.fingerprint64 if hash_name == "farmhash" else self._safe_hash
+        self._accelerated = _speedups is not None and hash_name == "farmhash" and split == "default" and bool(normalize)
         self.n = _positive_int("n", n)
         self.min_len = _positive_int("min_len", min_len)
         self.min_match = _positive_int("min_match", min_match)
@@ -167,8 +173,8 @@ class NSHash(Index):
         for sentence in sentences:
             if anchor and len(sentence) >= 2 * anchor:
                 keys.append(hash_(sentence[:anchor]))
-                # The salt keeps a tail from ever matching another sentence's head.
-                keys.append(hash_(sentence[-anchor:]) ^ _TAIL_SALT)
+                # The mark keeps a tail from ever matching another sentence's head.
+                keys.append(hash_(_TAIL_MARK + sentence[-anchor:]))
             else:
                 key = hash_(sentence)
                 keys.append(key)
@@ -176,11 +182,24 @@ class NSHash(Index):
         return keys
 
     def _features(self, text: str) -> Features:
-        sentences, positions = self._ranked(text)
-        keys = self._keys(sentences)
+        if self._accelerated:
+            keys, positions = self._accelerated_keys(text)
+        else:
+            sentences, positions = self._ranked(text)
+            keys = self._keys(sentences)
         if len(set(keys)) < len(keys) - keys.count(NO_KEY):
             keys, positions = _drop_template_keys(keys, positions)
         return Features(keys, positions)
+
+    def _accelerated_keys(self, text: str) -> tuple[list[int], list[int]]:
+        """The C version of ``_ranked`` + ``_keys`` for the default options (identical output)."""
+        if "<" in text or "&" in text:
+            text = strip_html(text)
+        material, positions = _speedups.keys_material(text, self.n + self.extra, self.min_len, self.anchor)
+        if not material:  # no sentence long enough: the whole-text key, in Python
+            sentences, positions = self._ranked(text)
+            return self._keys(sentences), positions
+        return list(map(farmhash.fingerprint64, material)), positions
 
     def get_nshash(self, doc: str | bytes) -> list[int]:
         """The fingerprints (unsigned 64-bit ints) of ``doc``'s ``n`` longest sentences.

@@ -90,8 +90,8 @@ def longest_sentences(text: str, k: int, min_len: int, split: str = "default", n
     """The ``k`` longest distinct sentences of at least ``min_len`` characters, longest first.
 
     Ties keep document order, so the choice is deterministic.  With
-    ``normalize`` the chosen sentences are lower-cased (cheaper on a few
-    sentences than on the whole document).
+    ``normalize`` the chosen sentences have their ASCII letters lower-cased
+    (cheaper on a few sentences than on the whole document).
 
     >>> longest_sentences("aa。bbbb。ccc。bbbb。D", k=2, min_len=2)
     ['bbbb', 'ccc']
@@ -118,7 +118,7 @@ def ranked_sentences(
     for index in sorted(range(len(pieces)), key=lengths.__getitem__, reverse=True):
         if lengths[index] < min_len:
             break
-        piece = pieces[index].lower() if normalize else pieces[index]
+        piece = ascii_lower(pieces[index]) if normalize else pieces[index]
         # A repeated line is one vote, not two.
         if piece not in chosen:
             chosen.append(piece)
@@ -131,7 +131,18 @@ def ranked_sentences(
 def whole_text_key(text: str, split: str = "default", normalize: bool = True) -> str:
     """The normalised text of a document with no qualifying sentence ('' if nothing is left)."""
     whole = "".join(split_sentences(text, split, normalize))
-    return whole.lower() if normalize else whole
+    return ascii_lower(whole) if normalize else whole
+
+
+def ascii_lower(text: str) -> str:
+    """Lower-case ASCII letters only: the same on every platform and in the C accelerator.
+
+    >>> ascii_lower("ÄBC straße")
+    'Äbc straße'
+    """
+    if text.isascii():
+        return text.lower()
+    return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
 def coerce_document(doc: object, errors: str = "strict") -> str:
