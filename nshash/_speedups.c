@@ -4,7 +4,7 @@
  * keys_material(text, k, min_len, anchor) does in one pass what
  * nshash.text.ranked_sentences + NSHash._keys_with do for split='default',
  * normalize=True, and returns the UTF-8 bytes to hash: two per sentence (head
- * and '\x01' + tail, or the whole sentence twice) and each sentence's line
+ * and '\x01' + tail; for a short sentence the whole of it, both ways) and each sentence's line
  * index.  The pure-Python path is the specification; tests check that both
  * give identical results on arbitrary text.  HTML is stripped by the caller.
  */
@@ -175,11 +175,8 @@ static PyObject *keys_material(PyObject *self, PyObject *args) {
             if (append_material(material, s, anchor, 0) < 0) goto done;
             if (append_material(material, s + piece->length - anchor, anchor, 1) < 0) goto done;
         } else {
-            PyObject *whole = encode_utf8(s, piece->length, 0);
-            if (whole == NULL) goto done;
-            int rc = PyList_Append(material, whole) < 0 || PyList_Append(material, whole) < 0;
-            Py_DECREF(whole);
-            if (rc) goto done;
+            if (append_material(material, s, piece->length, 0) < 0) goto done;
+            if (append_material(material, s, piece->length, 1) < 0) goto done;
         }
         PyObject *pos = PyLong_FromSsize_t(piece->position);
         if (pos == NULL) goto done;

@@ -161,7 +161,7 @@ class NSHash(Index):
         return ([_WHOLE_TEXT_PREFIX + whole], [0]) if whole else ([], [])
 
     def _keys(self, sentences: list[str]) -> list[int]:
-        """Two keys per sentence, head then tail (the same key twice for a short sentence)."""
+        """Two keys per sentence, head then tail (a short sentence is its own head and tail)."""
         try:
             return self._keys_with(self._hash, sentences)
         except UnicodeEncodeError:  # lone surrogates: the slower, surrogate-safe path
@@ -172,13 +172,13 @@ class NSHash(Index):
         keys: list[int] = []
         for sentence in sentences:
             if anchor and len(sentence) >= 2 * anchor:
-                keys.append(hash_(sentence[:anchor]))
-                # The mark keeps a tail from ever matching another sentence's head.
-                keys.append(hash_(_TAIL_MARK + sentence[-anchor:]))
+                head, tail = sentence[:anchor], sentence[-anchor:]
             else:
-                key = hash_(sentence)
-                keys.append(key)
-                keys.append(key)
+                head = tail = sentence
+            keys.append(hash_(head))
+            # The mark keeps a tail from ever matching a head, so a key repeated
+            # within one document always means a template (see _drop_template_keys).
+            keys.append(hash_(_TAIL_MARK + tail))
         return keys
 
     def _features(self, text: str) -> Features:
@@ -187,7 +187,7 @@ class NSHash(Index):
         else:
             sentences, positions = self._ranked(text)
             keys = self._keys(sentences)
-        if len(set(keys)) < len(keys) - keys.count(NO_KEY):
+        if len(set(keys)) < len(keys):
             keys, positions = _drop_template_keys(keys, positions)
         return Features(keys, positions)
 
@@ -204,8 +204,8 @@ class NSHash(Index):
     def get_nshash(self, doc: str | bytes) -> list[int]:
         """The fingerprints (unsigned 64-bit ints) of ``doc``'s ``n`` longest sentences.
 
-        Two per sentence (head and tail), one for a sentence shorter than
-        ``2 * anchor``.  This ignores what the store knows; :meth:`get_similar`
+        Two per sentence: head and tail (for a sentence shorter than
+        ``2 * anchor``, the whole sentence both ways).  This ignores what the store knows; :meth:`get_similar`
         skips sentences it has found to be boilerplate and looks further down.
 
         >>> import nshash
@@ -217,15 +217,19 @@ class NSHash(Index):
 
     # -- clustering -------------------------------------------------------------------
     def _assign(self, view: Any, features: Features) -> int:
-        keys, all_positions = features
+        keys, positions = features
         if not keys:
             return int(view.allocate_id())
         values = view.get_many(FP, keys)
-        heads, tails, matches, positions = self._pick(keys, values, all_positions)
+        if self.boilerplate and BOILERPLATE in values:
+            keys, values, positions = _without_boilerplate(keys, values, positions)
+        keys, values, positions = keys[: 2 * self.n], values[: 2 * self.n], positions[: self.n]
+        # A sentence matches through its head or, when an edit spoiled that, its tail.
+        matches = [head or tail for head, tail in zip(values[0::2], values[1::2])]
         found = [match for match in matches if match]
         if not found:  # the common case: an article never seen before
             target = int(view.allocate_id())
-            view.put_many(FP, [(key, target) for key in heads + tails if key != NO_KEY])
+            view.put_many(FP, [(key, target) for key in keys])
             return target
         roots = find_roots(view, found)
         votes: dict[int, int] = {}
@@ -256,48 +260,18 @@ class NSHash(Index):
         else:
             winners = []
             target = int(view.allocate_id())
-        writes = [(key, target) for key, value in self._new_keys(keys, values, heads, tails) if value is None]
+        # Keys not stored yet, including the new tail of a sentence matched by its head.
+        writes = [(key, target) for key, value in zip(keys, values) if value is None]
         if writes:
             view.put_many(FP, writes)
         if self.boilerplate:
-            self._collect_evidence(view, heads, tails, matches, positions, roots, set(winners), best_span)
+            self._collect_evidence(view, keys, matches, positions, roots, set(winners), best_span)
         return target
-
-    def _pick(
-        self, keys: list[int], values: list[int | None], all_positions: list[int]
-    ) -> tuple[list[int], list[int], list[int | None], list[int]]:
-        """The first ``n`` sentences not known as boilerplate: their keys, matched id and position."""
-        heads: list[int] = []
-        tails: list[int] = []
-        matches: list[int | None] = []
-        positions: list[int] = []
-        skip_boilerplate = self.boilerplate and BOILERPLATE in values
-        for index, position in enumerate(all_positions):
-            head_value, tail_value = values[2 * index], values[2 * index + 1]
-            if skip_boilerplate and (head_value == BOILERPLATE or tail_value == BOILERPLATE):
-                continue
-            heads.append(keys[2 * index])
-            tails.append(keys[2 * index + 1])
-            matches.append(head_value or tail_value)
-            positions.append(position)
-            if len(matches) == self.n:
-                break
-        return heads, tails, matches, positions
-
-    @staticmethod
-    def _new_keys(
-        keys: list[int], values: list[int | None], heads: list[int], tails: list[int]
-    ) -> list[tuple[int, int | None]]:
-        """Each chosen key with its stored value (a matched head teaches the store its new tail)."""
-        stored = dict(zip(keys, values))
-        chosen = dict.fromkeys(key for pair in zip(heads, tails) for key in pair if key != NO_KEY)
-        return [(key, stored[key]) for key in chosen]
 
     def _collect_evidence(
         self,
         view: Any,
-        heads: list[int],
-        tails: list[int],
+        keys: list[int],
         matches: list[int | None],
         positions: list[int],
         roots: dict[int, int],
@@ -315,7 +289,7 @@ class NSHash(Index):
         new_positions = [pos for match, pos in zip(matches, positions) if not match]
         last_new = max(new_positions) if len(new_positions) >= 2 else None
         suspects: list[int] = []
-        for head, tail, match, pos in zip(heads, tails, matches, positions):
+        for head, tail, match, pos in zip(keys[0::2], keys[1::2], matches, positions):
             if not match:
                 continue
             if roots[match] not in joined:
@@ -324,7 +298,7 @@ class NSHash(Index):
                     continue
             elif last_new is None or pos <= last_new:
                 continue
-            suspects.extend(dict.fromkeys(key for key in (head, tail) if key != NO_KEY))
+            suspects += (head, tail)
         if not suspects:
             return
         counts = view.get_many(STAT, suspects)
@@ -367,6 +341,22 @@ class NSHash(Index):
                 }
             )
         return rows
+
+
+def _without_boilerplate(
+    keys: list[int], values: list[int | None], positions: list[int]
+) -> tuple[list[int], list[int | None], list[int]]:
+    """Drop the sentences with a key marked as boilerplate."""
+    keep = [
+        index
+        for index in range(len(positions))
+        if values[2 * index] != BOILERPLATE and values[2 * index + 1] != BOILERPLATE
+    ]
+    return (
+        [keys[2 * index + side] for index in keep for side in (0, 1)],
+        [values[2 * index + side] for index in keep for side in (0, 1)],
+        [positions[index] for index in keep],
+    )
 
 
 def _drop_template_keys(keys: list[int], positions: list[int]) -> tuple[list[int], list[int]]:

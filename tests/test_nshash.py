@@ -47,8 +47,19 @@ def test_pinned_fingerprints() -> None:
     doc = "Hello, World! 你好，世界。这是一个足够长的句子。"
     # 你好世界 is shorter than min_len; the tie between the others keeps document order.
     assert NSHash().sentences(doc) == ["helloworld", "这是一个足够长的句子"]
-    assert NSHash(hashfunc="farmhash").get_nshash(doc) == [8841954637881776907, 15188436030377661315]
-    assert NSHash(hashfunc="md5").get_nshash(doc) == [18184976250444279858, 16482318217168100100]
+    # Short sentences are their own head and tail: hash(s) and hash("\x01" + s).
+    assert NSHash(hashfunc="farmhash").get_nshash(doc) == [
+        8841954637881776907,
+        6089003745645431849,
+        15188436030377661315,
+        1717843509346294936,
+    ]
+    assert NSHash(hashfunc="md5").get_nshash(doc) == [
+        18184976250444279858,
+        12644294304126599299,
+        16482318217168100100,
+        14360713506118140745,
+    ]
 
 
 def test_pinned_head_and_tail_keys() -> None:
@@ -57,7 +68,8 @@ def test_pinned_head_and_tail_keys() -> None:
     # Head: the first 12 characters; tail: "\x01" and the last 12.
     assert NSHash().get_nshash(doc) == [8774968019308388864, 14767598364661636702]
     assert NSHash(hashfunc="md5").get_nshash(doc) == [17133706915190686138, 10835273780751256402]
-    assert NSHash(anchor=0).get_nshash(doc) == [farmhash64("thequickbrownfoxjumpsoverthelazydogneartheriverbank")]
+    whole = "thequickbrownfoxjumpsoverthelazydogneartheriverbank"
+    assert NSHash(anchor=0).get_nshash(doc) == [farmhash64(whole), farmhash64("\x01" + whole)]
 
 
 def test_one_edited_character_spoils_one_key_only() -> None:
@@ -219,7 +231,7 @@ def test_bad_options_are_rejected(kwargs: dict[str, object], message: str) -> No
 
 def test_callable_hashfunc() -> None:
     nsh = NSHash(hashfunc=lambda s: len(s) * 7919)
-    assert nsh.get_nshash("abcdefghij。") == [10 * 7919]
+    assert nsh.get_nshash("abcdefghij。") == [10 * 7919, 11 * 7919]  # the tail carries a 1-char mark
 
 
 def test_reopen_with_other_options_is_refused(tmp_path: Path) -> None:
