@@ -18,9 +18,11 @@ def find_roots(view: Any, ids: Iterable[int]) -> dict[int, int]:
 
     ``view`` is a store or a store transaction view.
     """
-    roots: dict[int, int] = {}
     pending = list(dict.fromkeys(ids))
     parents = view.get_many(PARENT, pending)
+    if not any(parents):  # the common case: no cluster here was ever merged
+        return dict(zip(pending, pending))
+    roots: dict[int, int] = {}
     compress: list[tuple[int, int]] = []
     for start, parent in zip(pending, parents):
         if parent is None:

@@ -223,39 +223,39 @@ class NSHash(Index):
         values = view.get_many(FP, keys)
         if self.boilerplate and BOILERPLATE in values:
             keys, values, positions = _without_boilerplate(keys, values, positions)
-        keys, values, positions = keys[: 2 * self.n], values[: 2 * self.n], positions[: self.n]
+        if len(positions) > self.n:
+            keys, values, positions = keys[: 2 * self.n], values[: 2 * self.n], positions[: self.n]
         # A sentence matches through its head or, when an edit spoiled that, its tail.
         matches = [head or tail for head, tail in zip(values[0::2], values[1::2])]
-        found = [match for match in matches if match]
-        if not found:  # the common case: an article never seen before
+        if not any(matches):  # the common case: an article never seen before
             target = int(view.allocate_id())
             view.put_many(FP, [(key, target) for key in keys])
             return target
-        roots = find_roots(view, found)
+        roots = find_roots(view, [match for match in matches if match])
+        clusters = [roots[match] if match else None for match in matches]
         votes: dict[int, int] = {}
-        for match in found:
-            votes[roots[match]] = votes.get(roots[match], 0) + 1
-        need = self.min_match if len(matches) > self.min_match else 1
-        qualified = [root for root, count in votes.items() if count >= need]
-        best_span: tuple[int, int] | None = None
-        if qualified:
-            top = max(votes[root] for root in qualified)
-            best = min(root for root in qualified if votes[root] == top)
-            spots = [pos for match, pos in zip(matches, positions) if match and roots[match] == best]
-            best_span = (min(spots), max(spots))
-            # A cluster matched inside the same stretch of text is the same article
-            # (an earlier miss): merge.  One matched only around it shares a header
-            # or footer: it gets boilerplate evidence below instead.
-            winners = [best] + [
-                root
-                for root in qualified
-                if root != best
-                and any(
-                    best_span[0] < pos < best_span[1]
-                    for match, pos in zip(matches, positions)
-                    if match and roots[match] == root
-                )
-            ]
+        for cluster in clusters:
+            if cluster is not None:
+                votes[cluster] = votes.get(cluster, 0) + 1
+        need = self.min_match if len(clusters) > self.min_match else 1
+        top = max(votes.values())
+        span: tuple[int, int] | None = None
+        if top >= need:
+            best = min(cluster for cluster, count in votes.items() if count == top)
+            spots = [pos for cluster, pos in zip(clusters, positions) if cluster == best]
+            span = (spots[0], spots[-1]) if len(spots) == 1 else (min(spots), max(spots))
+            winners = [best]
+            if len(votes) > 1:
+                # A cluster matched inside the same stretch of text is the same
+                # article (an earlier miss): merge.  One matched only around it
+                # shares a header or footer: it gets boilerplate evidence instead.
+                winners += [
+                    cluster
+                    for cluster, count in votes.items()
+                    if cluster != best
+                    and count >= need
+                    and any(c == cluster and span[0] < pos < span[1] for c, pos in zip(clusters, positions))
+                ]
             target = merge(view, winners)
         else:
             winners = []
@@ -265,18 +265,17 @@ class NSHash(Index):
         if writes:
             view.put_many(FP, writes)
         if self.boilerplate:
-            self._collect_evidence(view, keys, matches, positions, roots, set(winners), best_span)
+            self._collect_evidence(view, keys, clusters, positions, winners, span)
         return target
 
     def _collect_evidence(
         self,
         view: Any,
         keys: list[int],
-        matches: list[int | None],
+        clusters: list[int | None],
         positions: list[int],
-        roots: dict[int, int],
-        joined: set[int],
-        best_span: tuple[int, int] | None,
+        joined: list[int],
+        span: tuple[int, int] | None,
     ) -> None:
         """Count evidence that sentences are boilerplate; mark those with enough.
 
@@ -286,19 +285,20 @@ class NSHash(Index):
         joined its cluster while bringing two or more new sentences, and it
         lies after all of them (a site footer under a new article).
         """
-        new_positions = [pos for match, pos in zip(matches, positions) if not match]
+        new_positions = [pos for cluster, pos in zip(clusters, positions) if cluster is None]
         last_new = max(new_positions) if len(new_positions) >= 2 else None
+        if last_new is None and all(cluster is None or cluster in joined for cluster in clusters):
+            return  # nothing suspicious: the common case for a reprint
         suspects: list[int] = []
-        for head, tail, match, pos in zip(keys[0::2], keys[1::2], matches, positions):
-            if not match:
+        for index, (cluster, pos) in enumerate(zip(clusters, positions)):
+            if cluster is None:
                 continue
-            if roots[match] not in joined:
-                outside = best_span is None or not best_span[0] <= pos <= best_span[1]
-                if not outside:
+            if cluster in joined:
+                if last_new is None or pos <= last_new:
                     continue
-            elif last_new is None or pos <= last_new:
+            elif span is not None and span[0] <= pos <= span[1]:
                 continue
-            suspects += (head, tail)
+            suspects += keys[2 * index : 2 * index + 2]
         if not suspects:
             return
         counts = view.get_many(STAT, suspects)
