@@ -195,11 +195,11 @@ class NSHash(Index):
         """The C version of ``_ranked`` + ``_keys`` for the default options (identical output)."""
         if "<" in text or "&" in text:
             text = strip_html(text)
-        material, positions = _speedups.keys_material(text, self.n + self.extra, self.min_len, self.anchor)
-        if not material:  # no sentence long enough: the whole-text key, in Python
+        keys, positions = _speedups.sentence_keys(text, self.n + self.extra, self.min_len, self.anchor)
+        if not keys:  # no sentence long enough: the whole-text key, in Python
             sentences, positions = self._ranked(text)
             return self._keys(sentences), positions
-        return list(map(farmhash.fingerprint64, material)), positions
+        return keys, positions
 
     def get_nshash(self, doc: str | bytes) -> list[int]:
         """The fingerprints (unsigned 64-bit ints) of ``doc``'s ``n`` longest sentences.

@@ -45,3 +45,22 @@ def test_only_default_farmhash_options_are_accelerated() -> None:
     assert not NSHash(hashfunc="md5")._accelerated
     assert not NSHash(split="design")._accelerated
     assert not NSHash(normalize=False)._accelerated
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.binary(max_size=300))
+def test_fingerprint64_equals_pyfarmhash(data: bytes) -> None:
+    import farmhash
+
+    assert core._speedups.fingerprint64(data) == farmhash.fingerprint64(data)
+
+
+def test_fingerprint64_every_length() -> None:
+    import random
+
+    import farmhash
+
+    rng = random.Random(5)
+    for length in range(200):  # each of FarmHash's length classes and loop tails
+        data = bytes(rng.randrange(256) for _ in range(length))
+        assert core._speedups.fingerprint64(data) == farmhash.fingerprint64(data)
