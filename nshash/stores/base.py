@@ -22,7 +22,9 @@ from nshash.errors import StoreClosedError
 T = TypeVar("T")
 
 #: Tables the algorithms use; a store must accept exactly these names.
-TABLES: Final = ("fp", "parent", "stat")
+#: ``bkt``/``slot`` hold SimHash's and Shingles' candidate buckets
+#: (:mod:`nshash.buckets`), ``sig`` the words of Shingles' signatures.
+TABLES: Final = ("fp", "parent", "stat", "bkt", "slot", "sig")
 
 
 class HashDB(ABC):
@@ -73,14 +75,17 @@ class HashDB(ABC):
     # -- the public protocol: checks, then the backend --------------------------
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         """Values of ``keys`` in ``table`` (``None`` where absent), in order."""
-        self._check_open()
-        check_table(table)
+        # Checks inlined: this is on every document's path.
+        if self._closed or table not in TABLES:
+            self._check_open()
+            check_table(table)
         return self._get_many(table, keys)
 
     def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
         """Set ``key -> value`` for every pair in ``table``."""
-        self._check_open()
-        check_table(table)
+        if self._closed or table not in TABLES:
+            self._check_open()
+            check_table(table)
         self._put_many(table, items)
 
     def get_meta(self, key: str) -> str | None:
@@ -95,7 +100,8 @@ class HashDB(ABC):
 
     def allocate_id(self) -> int:
         """A cluster id never handed out before by this store (1, 2, 3, ...)."""
-        self._check_open()
+        if self._closed:
+            self._check_open()
         return self._allocate_id()
 
     def count(self, table: str) -> int:

@@ -15,7 +15,7 @@ T = TypeVar("T")
 
 # One byte per table in front of an 8-byte big-endian key keeps each table a
 # contiguous key range (cheap to count) and never mixes with metadata.
-_PREFIX = {"fp": b"f", "parent": b"p", "stat": b"s"}
+_PREFIX = {"fp": b"f", "parent": b"p", "stat": b"s", "bkt": b"b", "slot": b"o", "sig": b"g"}
 _META = b"m"
 _NEXT_ID = _META + b"next_id"
 _KEY = struct.Struct(">Q")
@@ -122,13 +122,22 @@ class HashDBLeveldb(HashDB):
         if self.path.exists() and not self.path.is_dir():
             raise StoreCorruptError(f"{str(self.path)!r} is a file, not a LevelDB directory")
         try:
+            # Create only where nothing is: a LevelDB that lost its CURRENT file
+            # would otherwise be replaced by an empty one, its tables deleted.
+            create = not self.path.exists() or not any(self.path.iterdir())
+            if create:  # here, not in LevelDB, so that "permission denied" is what gets reported
+                self.path.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot open LevelDB store {str(self.path)!r}: {exc.strerror or exc}") from exc
+        try:
             # A bloom filter makes lookups of unseen fingerprints (most of them) skip disk reads.
             self._db: Any = plyvel.DB(
-                str(self.path), create_if_missing=True, bloom_filter_bits=10, lru_cache_size=64 << 20
+                str(self.path), create_if_missing=create, bloom_filter_bits=10, lru_cache_size=64 << 20
             )
         except plyvel.IOError as exc:
             message = str(exc)
-            if "lock" in message.lower():
+            # Only a failure to take the lock; "IO error: <dir>/LOCK: Not a directory" is not one.
+            if "IO error: lock " in message:
                 raise StoreLockedError(
                     f"LevelDB store {str(self.path)!r} is open in another process (or another store object)"
                 ) from exc

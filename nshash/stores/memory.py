@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from nshash.errors import StoreCorruptError, StoreLockedError
+from nshash.errors import StoreCorruptError, StoreError, StoreLockedError
 from nshash.stores.base import TABLES, HashDB
 
 T = TypeVar("T")
@@ -199,7 +199,10 @@ def _lock_exclusive(path: Path) -> io.BufferedWriter:
     import fcntl
 
     lock_path = path.with_name(path.name + ".lock")
-    handle = open(lock_path, "ab")  # noqa: SIM115 - held until close()
+    try:
+        handle = open(lock_path, "ab")  # noqa: SIM115 - held until close()
+    except OSError as exc:  # no such directory, not a directory, no permission
+        raise StoreError(f"cannot open nshash store {str(path)!r}: {exc.strerror or exc}") from exc
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

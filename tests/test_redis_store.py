@@ -1,0 +1,311 @@
+"""HashDBRedis beyond the store contract: sharing, transactions, layout, errors.
+
+Every test talks to the real redis-server of the ``redis_server`` fixture; each
+uses its own key prefix.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+import nshash
+from nshash.stores.redis import BUCKETS, HashDBRedis
+from tests.fleet import RedisServer, free_port, labelled_corpus
+
+
+@pytest.fixture
+def prefix(tmp_path: Path) -> str:
+    return f"t:{tmp_path.name}"
+
+
+@pytest.fixture
+def server(redis_server: RedisServer) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(redis_server.url)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def stores(redis_server: RedisServer, prefix: str) -> Iterator[list[HashDBRedis]]:
+    """Two store objects on the same index: two clients, as two processes would be."""
+    opened = [HashDBRedis(redis_server.url, prefix=prefix) for _ in range(2)]
+    yield opened
+    for store in opened:
+        store.close()
+
+
+class CountingStore(HashDBRedis):
+    """Counts round trips to the server (the real store otherwise)."""
+
+    roundtrips = 0
+
+    def _roundtrip(self, commands: list[Any]) -> list[Any]:
+        self.roundtrips += 1
+        return super()._roundtrip(commands)
+
+
+def test_two_clients_share_one_index(stores: list[HashDBRedis]) -> None:
+    a, b = stores
+    a.put_many("fp", [(1, 10), (2**64 - 1, 20)])
+    assert b.get_many("fp", [1, 2**64 - 1, 3]) == [10, 20, None]
+    assert [a.allocate_id(), b.allocate_id(), a.allocate_id()] == [1, 2, 3]
+    b.set_meta("options", "x")
+    assert a.get_meta("options") == "x"
+
+
+def test_prefixes_keep_indexes_apart(redis_server: RedisServer, prefix: str) -> None:
+    with HashDBRedis(redis_server.url, prefix=prefix + "a") as a, HashDBRedis(redis_server.url, prefix=prefix) as b:
+        a.put("fp", 5, 1)
+        assert a.allocate_id() == 1
+        assert b.get("fp", 5) is None
+        assert b.allocate_id() == 1
+        assert (a.count("fp"), b.count("fp")) == (1, 0)
+
+
+def test_nshash_by_name_uses_the_name_as_prefix(redis_server: RedisServer, prefix: str, server: redis.Redis) -> None:
+    docs, _ = labelled_corpus(2, reprints=("edited",))
+    options = {"url": redis_server.url}
+    with nshash.NSHash(prefix, hashdb="redis", store_options=options) as nsh:
+        ids = [nsh.get_similar(doc) for doc in docs]
+    assert ids == [1, 1, 2, 2]
+    assert server.exists("{" + prefix + "}:store", "{" + prefix + "}:meta") == 2
+    with nshash.NSHash(prefix, hashdb="redis", store_options=options) as again:
+        assert again.get_similar(docs[1]) == 1
+    with pytest.raises(nshash.OptionsMismatchError, match="n: stored 5, given 6"):
+        nshash.NSHash(prefix, hashdb="redis", n=6, store_options=options)
+
+
+def test_key_layout_and_counts(stores: list[HashDBRedis], prefix: str, server: redis.Redis) -> None:
+    a, b = stores
+    a.put_many("fp", [(key, key % 7) for key in range(1000)])
+    b.put_many("fp", [(key, 1) for key in range(500, 1500)])  # half overwrite, half new
+    a.put("parent", 3, 1)
+    tag = "{" + prefix + "}"
+    fp_keys = [key.decode() for key in server.scan_iter(match=f"{tag}:fp:*")]
+    assert len(fp_keys) > 200  # spread over many buckets
+    assert all(0 <= int(key.rsplit(":", 1)[1]) < BUCKETS for key in fp_keys)
+    assert sum(server.hlen(key) for key in fp_keys) == 1500
+    assert all(len(field) == 8 for key in fp_keys[:5] for field in server.hkeys(key))
+    # The kept counts agree with what is really there.
+    assert (a.count("fp"), b.count("parent"), a.count("stat")) == (1500, 1, 0)
+    assert server.hget(f"{tag}:store", "format") == b"nshash.redis/1"
+
+
+def test_batches_are_pipelined(redis_server: RedisServer, prefix: str) -> None:
+    with CountingStore(redis_server.url, prefix=prefix) as store:
+        store.roundtrips = 0
+        store.put_many("fp", [(key, 1) for key in range(1000)])
+        assert store.roundtrips == 2  # learn which keys are new (for the count), then MULTI/EXEC
+        store.roundtrips = 0
+        assert store.get_many("fp", list(range(2000))) == [1] * 1000 + [None] * 1000
+        assert store.roundtrips == 1
+    with CountingStore(redis_server.url, prefix=prefix + ":nsh") as store:
+        nsh = nshash.NSHash(hashdb=store)
+        doc = labelled_corpus(1, reprints=())[0][0]
+        store.roundtrips = 0
+        nsh.get_similar(doc)
+        assert store.roundtrips == 3  # WATCH+read, new id, MULTI/EXEC
+        store.roundtrips = 0
+        nsh.get_similar(doc)
+        assert store.roundtrips == 3  # WATCH+read, parents, an empty MULTI/EXEC to validate the reads
+
+
+def test_conflicting_transaction_is_retried_and_its_id_never_reused(stores: list[HashDBRedis]) -> None:
+    a, b = stores
+    a.put("stat", 1, 0)
+    calls: list[int] = []
+
+    def increment(view: Any) -> int:
+        value = view.get("stat", 1)
+        new_id = int(view.allocate_id())
+        if not calls:  # another client commits between our read and our commit
+            b.put("stat", 1, 100)
+        calls.append(new_id)
+        view.put("stat", 1, value + 1)
+        return new_id
+
+    assert a.transaction(increment) == 2
+    assert calls == [1, 2]  # func ran twice; id 1 was burnt, not handed out again
+    assert a.conflicts == 1
+    assert b.get("stat", 1) == 101  # the retry saw the other client's write: no lost update
+    assert b.allocate_id() == 3
+
+
+def test_failed_func_writes_nothing_and_leaves_no_watch(stores: list[HashDBRedis]) -> None:
+    a, b = stores
+
+    def fails(view: Any) -> None:
+        view.get("fp", 1)
+        view.put("fp", 1, 5)
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        a.transaction(fails)
+    assert a.get("fp", 1) is None
+    a.transaction(lambda view: view.get("fp", 2))  # read-only
+    b.put_many("fp", [(1, 1), (2, 2)])  # would abort a transaction still watching keys 1 or 2
+    a.transaction(lambda view: view.put("fp", 3, view.get("fp", 3) or 3))
+    assert a.conflicts == 0
+    assert a.get_many("fp", [1, 2, 3]) == [1, 2, 3]
+
+
+def test_a_read_only_transaction_never_sees_a_mix_of_states(stores: list[HashDBRedis]) -> None:
+    a, b = stores
+    first, second = 1, next(key for key in range(2, 100) if a._keys.locate("fp", key)[0] != a._keys.locate("fp", 1)[0])
+    a.put_many("fp", [(first, 1), (second, 1)])
+    calls = 0
+
+    def read_both(view: Any) -> tuple[int, int]:
+        nonlocal calls
+        calls += 1
+        one = view.get("fp", first)
+        if calls == 1:  # another client updates both keys between our two reads
+            b.put_many("fp", [(first, 2), (second, 2)])
+        return one, view.get("fp", second)
+
+    assert a.transaction(read_both) == (2, 2)  # never (1, 2), a state that did not exist
+    assert calls == 2
+
+
+def test_threads_sharing_a_store_match_a_serial_run(redis_server: RedisServer, prefix: str) -> None:
+    docs, _ = labelled_corpus(20, seed=3)
+    serial = nshash.NSHash()
+    expected = serial.resolve_many([serial.get_similar(doc) for doc in docs])
+    found: dict[int, int] = {}
+    with nshash.NSHash(prefix, hashdb="redis", store_options={"url": redis_server.url}) as nsh:
+
+        def work(part: int) -> None:
+            for i in range(part, len(docs), 4):
+                found[i] = nsh.get_similar(docs[i])
+
+        threads = [threading.Thread(target=work, args=(part,)) for part in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        resolved = nsh.resolve_many([found[i] for i in range(len(docs))])
+    # Same partition of the documents (ids may differ with arrival order).
+    assert len(set(zip(expected, resolved))) == len(set(expected)) == len(set(resolved))
+
+
+def _child_uses_inherited_store(store: HashDBRedis, queue: Any) -> None:
+    store.put("fp", 2, 22)
+    queue.put(store.get_many("fp", [1, 2]))
+
+
+def test_a_forked_child_opens_its_own_connection(stores: list[HashDBRedis]) -> None:
+    a, _ = stores
+    a.put("fp", 1, 11)
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_child_uses_inherited_store, args=(a, queue))
+    child.start()
+    assert queue.get(timeout=30) == [11, 22]
+    child.join(timeout=30)
+    assert child.exitcode == 0
+    assert a.get_many("fp", [1, 2]) == [11, 22]  # the parent's connection is still in step
+
+
+def test_unreachable_server_names_it(tmp_path: Path) -> None:
+    port = free_port()
+    url = f"redis://:s3cret@127.0.0.1:{port}/0"
+    with pytest.raises(nshash.StoreConnectionError) as caught:
+        HashDBRedis(url, prefix="x", timeout=2)
+    message = str(caught.value)
+    assert f"127.0.0.1:{port}" in message
+    assert f"redis://:***@127.0.0.1:{port}/0" in message
+    assert "s3cret" not in message
+    with pytest.raises(nshash.StoreConnectionError, match=f"127.0.0.1:{port}"):
+        nshash.NSHash("news", hashdb="redis", store_options={"url": url, "timeout": 2})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"url": 6379}, TypeError, "url must be a str"),
+        ({"url": "http://localhost"}, ValueError, "redis://"),
+        ({"prefix": ""}, ValueError, "prefix must be a non-empty str"),
+        ({"prefix": None}, ValueError, "prefix must be a non-empty str"),
+        ({"timeout": 0}, ValueError, "timeout"),
+        ({"max_conflicts": -1}, ValueError, "max_conflicts"),
+        ({"buckets": 1000}, ValueError, "power of two"),
+        ({"buckets": True}, ValueError, "power of two"),
+    ],
+)
+def test_bad_arguments_are_refused(kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        HashDBRedis(**kwargs)
+
+
+def test_buckets_are_fixed_at_creation(redis_server: RedisServer, prefix: str) -> None:
+    with HashDBRedis(redis_server.url, prefix=prefix, buckets=1) as one:
+        one.put_many("fp", [(key, key) for key in range(100)])
+    with HashDBRedis(redis_server.url, prefix=prefix) as same:  # takes the stored count
+        assert same.get_many("fp", [0, 99, 100]) == [0, 99, None]
+    with pytest.raises(nshash.OptionsMismatchError, match="buckets=1, not 64"):
+        HashDBRedis(redis_server.url, prefix=prefix, buckets=64)
+
+
+@pytest.mark.parametrize(
+    "plant",
+    [
+        lambda r, tag: r.hset(f"{tag}:meta", "options", "{}"),  # data without our marker
+        lambda r, tag: r.set(f"{tag}:store", "x"),  # a string where our hash goes
+        lambda r, tag: r.hset(f"{tag}:store", mapping={"format": "other/9", "buckets": 16}),
+        lambda r, tag: r.hset(f"{tag}:store", mapping={"format": "nshash.redis/1", "buckets": "many"}),
+    ],
+)
+def test_foreign_keys_under_the_prefix_are_refused(
+    redis_server: RedisServer, prefix: str, server: redis.Redis, plant: Any
+) -> None:
+    tag = "{" + prefix + "}"
+    plant(server, tag)
+    before = {key: server.dump(key) for key in server.scan_iter(match=f"{tag}:*")}
+    with pytest.raises(nshash.StoreCorruptError, match="prefix"):
+        HashDBRedis(redis_server.url, prefix=prefix)
+    assert {key: server.dump(key) for key in server.scan_iter(match=f"{tag}:*")} == before  # untouched
+
+
+def test_foreign_value_in_a_bucket_is_reported(stores: list[HashDBRedis], prefix: str, server: redis.Redis) -> None:
+    a, _ = stores
+    a.put("fp", 1, 1)
+    bucket = next(key.decode() for key in server.scan_iter(match="{" + prefix + "}:fp:*"))
+    server.delete(bucket)
+    server.set(bucket, "not a hash")
+    with pytest.raises(nshash.StoreCorruptError, match="not written by nshash"):
+        a.get("fp", 1)
+    elsewhere = next(key for key in range(2, 100) if a._keys.locate("fp", key)[0] != bucket)
+    a.put("fp", elsewhere, 7)  # the rest of the index still works
+    assert a.get("fp", elsewhere) == 7
+
+
+def test_an_index_wiped_from_the_server_stops_the_store(
+    redis_server: RedisServer, prefix: str, server: redis.Redis
+) -> None:
+    docs, _ = labelled_corpus(2, reprints=())
+    with nshash.NSHash(prefix, hashdb="redis", store_options={"url": redis_server.url}) as nsh:
+        assert nsh.get_similar(docs[0]) == 1
+        for key in server.scan_iter(match="{" + prefix + "}:*"):
+            server.delete(key)  # as a restart without persistence would
+        with pytest.raises(nshash.StoreCorruptError, match="gone from the server"):
+            nsh.get_similar(docs[1])
+        with pytest.raises(nshash.StoreCorruptError, match="gone from the server"):
+            nsh.store.allocate_id()
+
+
+def test_stats_and_size(redis_server: RedisServer, prefix: str) -> None:
+    docs, _ = labelled_corpus(5, reprints=("byline",))
+    with nshash.NSHash(prefix, hashdb="redis", store_options={"url": redis_server.url}) as nsh:
+        for doc in docs:
+            nsh.get_similar(doc)
+        stats = nsh.stats()
+    assert stats["store"] == f"HashDBRedis({redis_server.url}, prefix={prefix!r})"
+    assert stats["fingerprints"] >= 5 * 5
+    assert stats["store_bytes"] > 0
