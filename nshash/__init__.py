@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from nshash.batch import similar_ids
 from nshash.core import NSHash
 from nshash.errors import (
     DocumentDecodeError,
@@ -22,6 +23,8 @@ from nshash.errors import (
     StoreLockedError,
 )
 from nshash.index import Index
+from nshash.shingles import Shingles
+from nshash.simhash import SimHash
 from nshash.stores import HashDB, HashDBLeveldb, HashDBMemory, register_store
 
 __version__ = "1.0.0"
@@ -37,6 +40,8 @@ __all__ = [
     "NSHash",
     "NSHashError",
     "OptionsMismatchError",
+    "Shingles",
+    "SimHash",
     "StoreClosedError",
     "StoreConnectionError",
     "StoreCorruptError",
@@ -44,4 +49,5 @@ __all__ = [
     "StoreLockedError",
     "__version__",
     "register_store",
+    "similar_ids",
 ]

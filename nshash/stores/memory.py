@@ -179,7 +179,8 @@ class HashDBMemory(HashDB):
             # reloaded store is as small as a freshly built one.
             shared: dict[int, int] = {}
             self._tables = {
-                table: {key: shared.setdefault(value, value) for key, value in tables[table].items()}
+                # .get: a store saved before a table existed simply has none of it.
+                table: {key: shared.setdefault(value, value) for key, value in tables.get(table, {}).items()}
                 for table in TABLES
             }
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
