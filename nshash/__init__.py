@@ -26,6 +26,7 @@ from nshash.index import Index
 from nshash.shingles import Shingles
 from nshash.simhash import SimHash
 from nshash.stores import HashDB, HashDBLeveldb, HashDBMemory, register_store
+from nshash.stores.redis import HashDBRedis
 
 __version__ = "1.0.0"
 
@@ -35,6 +36,7 @@ __all__ = [
     "HashDB",
     "HashDBLeveldb",
     "HashDBMemory",
+    "HashDBRedis",
     "Index",
     "MissingDependencyError",
     "NSHash",
