@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import TracebackType
 from typing import Any, ClassVar, TypeVar
 
@@ -17,6 +17,13 @@ IndexT = TypeVar("IndexT", bound="Index")
 
 _OPTIONS_KEY = "options"
 _ERRORS = ("strict", "replace", "ignore", "surrogateescape", "backslashreplace")
+
+
+def _check_id(similar_id: int) -> int:
+    # Ids are unsigned 64-bit keys in every store; anything else was never handed out.
+    if not 1 <= similar_id < 2**64:
+        raise ValueError(f"similar ids are between 1 and 2**64 - 1, got {similar_id}")
+    return similar_id
 
 
 class Index:
@@ -90,6 +97,21 @@ class Index:
         features = self._features(coerce_document(doc, self.errors))
         return self.store.transaction(lambda view: self._assign(view, features))
 
+    def get_similar_many(self, docs: Iterable[str | bytes], workers: int = 1, progress: bool = False) -> list[int]:
+        """Final cluster ids of many documents, in order: a ``get_similar`` loop, then ``resolve_many``.
+
+        ``workers > 1`` computes fingerprints in that many processes (same ids);
+        ``progress`` shows a bar on stderr.  See :func:`nshash.many.get_similar_many`.
+
+        >>> import nshash
+        >>> text = "Same long sentence here. And more."
+        >>> nshash.NSHash().get_similar_many([text, "Another long sentence.", text])
+        [1, 2, 1]
+        """
+        from nshash.many import get_similar_many
+
+        return get_similar_many(self, docs, workers=workers, progress=progress)
+
     def resolve(self, similar_id: int) -> int:
         """The current canonical id of an id returned earlier (clusters merge over time).
 
@@ -100,13 +122,11 @@ class Index:
         """
         if isinstance(similar_id, bool) or not isinstance(similar_id, int):
             raise TypeError(f"similar_id must be an int, not {type(similar_id).__name__}")
-        if similar_id < 1:
-            raise ValueError(f"similar ids start at 1, got {similar_id}")
-        return find_roots(self.store, [similar_id])[similar_id]
+        return find_roots(self.store, [_check_id(similar_id)])[similar_id]
 
     def resolve_many(self, similar_ids: Sequence[int]) -> list[int]:
         """:meth:`resolve` for many ids at once."""
-        ids = [int(i) for i in similar_ids]
+        ids = [_check_id(int(i)) for i in similar_ids]
         roots = find_roots(self.store, ids)
         return [roots[i] for i in ids]
 

@@ -1,0 +1,477 @@
+"""The ``nshash`` command: ``dedup`` files of documents, ``explain`` a document, ``stats`` of an index.
+
+    nshash dedup pages.jsonl -o pages.ids.jsonl --field content
+    nshash dedup pages.csv -o unique.parquet --drop-duplicates
+    cat pages.jsonl | nshash dedup - --name news --store leveldb > out.jsonl
+    nshash explain article.txt --name news --store leveldb
+    nshash stats --name news --store leveldb
+
+Without ``--name``, ``dedup`` uses the batch algorithm (:func:`nshash.similar_ids`),
+which sees every document before it decides which sentences are boilerplate.
+That holds for standard input too: the ids are final only once the last
+document has been read (clusters merge), so nothing could be written earlier
+anyway, and ``cat f | nshash dedup -`` must give the same ids as
+``nshash dedup f``.  With ``--name`` the documents are added online to that
+(new or existing) index, exactly as a crawler calling ``get_similar`` would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import sys
+import unicodedata
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
+
+from nshash.errors import MissingDependencyError, NSHashError, OptionsMismatchError, StoreError
+from nshash.index import Index
+from nshash.io import STDIO, InputError, read_table, write_table
+from nshash.stores import HashDB, open_store
+
+#: ``--algorithm`` choices: name -> ``"module:Class"`` of an :class:`~nshash.Index`
+#: subclass, imported only when chosen.  A new algorithm adds one line here.
+ALGORITHMS: dict[str, str] = {
+    "nshash": "nshash.core:NSHash",
+    "shingles": "nshash.shingles:Shingles",
+    "simhash": "nshash.simhash:SimHash",
+}
+
+#: Exit codes (also listed in ``nshash --help``).
+EXIT_OK: Final = 0
+EXIT_INPUT: Final = 1  # the input file or document: missing, malformed, no such column
+EXIT_USAGE: Final = 2  # the command line (argparse uses 2 as well)
+EXIT_DEPENDENCY: Final = 3  # an optional extra is not installed
+EXIT_STORE: Final = 4  # the index: missing, locked, corrupt, built with other options
+EXIT_INTERRUPTED: Final = 130
+
+# Where the file-backed stores keep an index called NAME; an index that is
+# only read (explain, stats) must exist, and looking must not create it.
+_STORE_PATHS: Final = {"memory": "{}.hashdb.pkl", "leveldb": "{}.hashdb"}
+# Options that are recorded with an index but are not constructor arguments.
+_RECORDED_ONLY: Final = ("algorithm", "version")
+# Fields of NSHash.explain rows that hold fingerprints.
+_HEX_FIELDS: Final = ("fingerprint", "fingerprints", "keys")
+# Below this many documents a progress bar would only flicker.
+_PROGRESS_MIN_DOCS: Final = 10_000
+
+_EPILOG = """exit codes: 0 ok, 1 bad input (file, row, column), 2 bad command line,
+3 missing optional dependency, 4 index problem (missing, locked, other options), 130 interrupted"""
+
+
+class UsageError(NSHashError, ValueError):
+    """A command-line argument that cannot be used as given."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``nshash`` command; return its exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except UsageError as exc:
+        return _fail(exc, EXIT_USAGE)
+    except MissingDependencyError as exc:
+        return _fail(exc, EXIT_DEPENDENCY)
+    except StoreError as exc:
+        return _fail(exc, EXIT_STORE)
+    except (NSHashError, ValueError) as exc:
+        # ValueError: an option value the library rejects (n=0, unknown split, ...).
+        return _fail(exc, EXIT_INPUT if isinstance(exc, NSHashError) else EXIT_USAGE)
+    except KeyboardInterrupt:
+        print("nshash: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of our output went away (`nshash dedup - | head`): not an error of ours.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _fail(exc: BaseException, code: int) -> int:
+    message = " ".join(str(exc).split())  # one line, whatever the message held
+    print(f"nshash: error: {message}", file=sys.stderr)
+    return code
+
+
+# -- dedup ---------------------------------------------------------------------------------
+def _dedup(args: argparse.Namespace) -> int:
+    options = _key_values(args.option, "--option")
+    store_options = _key_values(args.store_option, "--store-option")
+    if args.workers < 1:
+        raise UsageError(f"--workers must be >= 1, not {args.workers}")
+    if args.name is None and args.store != "memory":
+        raise UsageError(f"--store {args.store} needs --name (the index to create or continue)")
+    table = read_table(args.input)
+    texts = table.texts(args.field)
+    progress = _want_progress(args.progress, len(texts))
+    if args.name is not None or args.online or args.algorithm not in (None, "nshash"):
+        with _open_index(args.store, args.name, store_options, args.algorithm, options, create=True) as index:
+            ids = index.get_similar_many(texts, workers=args.workers, progress=progress)
+    else:
+        if store_options:
+            raise UsageError("--store-option needs --name (batch mode keeps no index)")
+        ids = _batch_ids(texts, options, workers=args.workers, progress=progress)
+    table.add_column(args.id_column, ids)
+    clusters = len(set(ids))
+    if args.drop_duplicates:
+        seen: set[int] = set()
+        table.keep([not (sid in seen or seen.add(sid)) for sid in ids])  # type: ignore[func-returns-value]
+    write_table(table, args.output)
+    if not args.quiet:
+        where = "standard output" if args.output == STDIO else args.output
+        kept = f", {len(table):,} rows written" if args.drop_duplicates else ""
+        duplicates = len(ids) - clusters
+        print(
+            f"nshash: {len(ids):,} documents, {clusters:,} clusters, {duplicates:,} duplicates{kept} -> {where}",
+            file=sys.stderr,
+        )
+    return EXIT_OK
+
+
+def _batch_ids(texts: list[str], options: dict[str, Any], workers: int, progress: bool) -> list[int]:
+    import nshash
+
+    similar_ids = getattr(nshash, "similar_ids", None)
+    if similar_ids is None:
+        raise UsageError("batch mode (nshash.similar_ids) is not available in this version; use --online or --name")
+    accepted = inspect.signature(similar_ids).parameters
+    # Pass the run settings only if the batch function takes them; the rest are algorithm options.
+    extra = {key: value for key, value in (("workers", workers), ("progress", progress)) if key in accepted}
+    if workers > 1 and "workers" not in accepted:
+        print("nshash: note: --workers applies to --online/--name mode only", file=sys.stderr)
+    return [int(sid) for sid in similar_ids(texts, **options, **extra)]
+
+
+def _want_progress(flag: bool | None, count: int) -> bool:
+    if flag is not None:
+        return flag
+    if not sys.stderr.isatty() or count < _PROGRESS_MIN_DOCS:
+        return False
+    # Automatic bars are a nicety: without tqdm, run without one.
+    return importlib.util.find_spec("tqdm") is not None
+
+
+# -- explain -------------------------------------------------------------------------------
+def _explain(args: argparse.Namespace) -> int:
+    store_options = _key_values(args.store_option, "--store-option")
+    doc = _read_document(args.document)
+    with _open_index(args.store, args.name, store_options, None, {}, create=False) as index:
+        explain = getattr(index, "explain", None)
+        if explain is None:
+            raise UsageError(f"the {index.algorithm!r} algorithm has no explain")
+        rows: list[dict[str, Any]] = explain(doc)
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not rows:
+        print("no sentence to fingerprint: this document matches nothing and gets a new id")
+        return EXIT_OK
+    # Every field the algorithm reports, in its order, the sentence last (it may be clipped).
+    fields = [key for key in rows[0] if key != "sentence"] + ["sentence"]
+    table = [["#", *fields]]
+    for number, row in enumerate(rows, 1):
+        cells = [_cell(field, row.get(field)) for field in fields[:-1]]
+        table.append([str(number), *cells, _clip(str(row.get("sentence", "")), args.width)])
+    print(_format_table(table))
+    matched: dict[int, int] = {}
+    for row in rows:
+        if row.get("cluster") is not None and not row.get("boilerplate"):
+            matched[row["cluster"]] = matched.get(row["cluster"], 0) + 1
+    if matched:
+        listed = ", ".join(f"{cluster} ({count} sentences)" for cluster, count in sorted(matched.items()))
+        print(f"\nstored clusters matched: {listed}")
+    else:
+        print("\nno stored cluster matched: this document would start a new cluster")
+    return EXIT_OK
+
+
+def _cell(field: str, value: Any) -> str:
+    if field in _HEX_FIELDS:  # 64-bit hashes read better (and align) in hex
+        values = value if isinstance(value, list) else [value]
+        return ",".join(f"{item:016x}" for item in values)
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _read_document(arg: str) -> bytes | str:
+    """``-``: standard input; an existing file: its bytes; anything else: the text itself."""
+    if arg == STDIO:
+        return sys.stdin.buffer.read()
+    if os.path.isfile(arg):
+        try:
+            with open(arg, "rb") as handle:
+                return handle.read()
+        except OSError as exc:
+            raise InputError(f"{arg}: cannot read ({exc.strerror})") from exc
+    return arg
+
+
+# -- stats ---------------------------------------------------------------------------------
+def _stats(args: argparse.Namespace) -> int:
+    from nshash.many import document_counts
+
+    store_options = _key_values(args.store_option, "--store-option")
+    with _open_index(args.store, args.name, store_options, None, {}, create=False) as index:
+        stats = index.stats()
+        counts = document_counts(index.store)
+    options = dict(stats.get("options", {}))
+    merged = int(stats.get("merged_clusters", 0))
+    report = {
+        "name": args.name,
+        "store": stats.get("store"),
+        "algorithm": options.pop("algorithm", None),
+        "documents": counts["documents"] if counts else None,
+        "clusters": counts["highest_id"] - merged if counts else None,
+        "fingerprints": stats.get("fingerprints"),
+        "merged_clusters": merged,
+        "store_bytes": stats.get("store_bytes"),
+        "options": options,
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return EXIT_OK
+    unknown = "unknown (counted only for documents added with get_similar_many or nshash dedup)"
+    lines = [
+        ["index", f"{args.name} in {report['store']}"],
+        ["algorithm", str(report["algorithm"])],
+        ["documents", unknown if report["documents"] is None else f"{report['documents']:,}"],
+        ["clusters", unknown if report["clusters"] is None else f"{report['clusters']:,}"],
+        ["fingerprints", f"{report['fingerprints']:,}"],
+        ["merged clusters", f"{merged:,}"],
+        ["store size", _size(report["store_bytes"])],
+        ["options", " ".join(f"{key}={value}" for key, value in sorted(options.items()))],
+    ]
+    print(_format_table(lines))
+    return EXIT_OK
+
+
+# -- opening an index ------------------------------------------------------------------------
+@contextlib.contextmanager
+def _open_index(
+    kind: str,
+    name: str | None,
+    store_options: dict[str, Any],
+    algorithm: str | None,
+    options: dict[str, Any],
+    *,
+    create: bool,
+) -> Iterator[Index]:
+    """The index ``name`` opened with the options it was built with (plus ``options``, which must agree).
+
+    A new index uses ``algorithm`` and ``options``; an existing one its
+    recorded algorithm, so ``nshash stats`` needs no options repeated.
+    """
+    if name is None:
+        cls = _algorithm(algorithm or "nshash")
+        index = cls(None, hashdb=kind, **_constructor_options(cls, options), store_options=store_options or None)
+        try:
+            yield index
+        finally:
+            index.close()
+        return
+    if not create and kind in _STORE_PATHS and not os.path.exists(_STORE_PATHS[kind].format(name)):
+        raise StoreError(f"no nshash index {name!r} in store {kind!r} (looked for {_STORE_PATHS[kind].format(name)})")
+    store: HashDB = open_store(kind, name, store_options)
+    try:
+        recorded = _recorded_options(store, name)
+        if recorded is None:
+            if not create:
+                raise StoreError(f"{store.describe()} holds no nshash index {name!r}")
+            cls = _algorithm(algorithm or "nshash")
+            given = options
+        else:
+            built_with = str(recorded.get("algorithm"))
+            if algorithm is not None and algorithm != built_with:
+                raise OptionsMismatchError(
+                    f"index {name!r} was built with --algorithm {built_with}, not {algorithm}; use another --name"
+                )
+            cls = _algorithm(built_with)
+            # The recorded options, and the given ones on top: the index refuses any that differ.
+            given = {key: value for key, value in recorded.items() if key not in _RECORDED_ONLY} | options
+        # The index gets the open store, so a large memory store is loaded once.
+        yield cls(name, hashdb=store, **_constructor_options(cls, given))
+    finally:
+        store.close()
+
+
+def _recorded_options(store: HashDB, name: str) -> dict[str, Any] | None:
+    raw = store.get_meta("options")
+    if raw is None:
+        return None
+    try:
+        recorded = json.loads(raw)
+    except ValueError:
+        recorded = None
+    if not isinstance(recorded, dict):
+        raise StoreError(f"index {name!r} in {store.describe()} has unreadable options {raw!r}")
+    return recorded
+
+
+def _algorithm(name: str) -> type[Index]:
+    try:
+        target = ALGORITHMS[name]
+    except KeyError:
+        raise UsageError(f"unknown algorithm {name!r}; choose one of: {', '.join(sorted(ALGORITHMS))}") from None
+    module, _, attr = target.partition(":")
+    cls = getattr(importlib.import_module(module), attr)
+    if not (isinstance(cls, type) and issubclass(cls, Index)):
+        raise UsageError(f"algorithm {name!r} ({target}) is not an nshash Index")
+    return cls
+
+
+def _constructor_options(cls: type[Index], options: dict[str, Any]) -> dict[str, Any]:
+    accepted = inspect.signature(cls).parameters
+    unknown = sorted(set(options) - set(accepted) - {"name", "hashdb", "store_options"})
+    if unknown:
+        known = ", ".join(p for p in accepted if p not in ("name", "hashdb", "store_options", "errors"))
+        raise UsageError(f"unknown option(s) {', '.join(unknown)} for {cls.__name__}; options: {known}")
+    return options
+
+
+# -- formatting and parsing ------------------------------------------------------------------
+def _key_values(pairs: list[str] | None, flag: str) -> dict[str, Any]:
+    """``KEY=VALUE`` arguments; a value is read as JSON when it is JSON (``3``, ``false``), else as text."""
+    result: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"{flag} takes KEY=VALUE, not {pair!r}")
+        try:
+            result[key] = json.loads(value)
+        except ValueError:
+            result[key] = value
+    return result
+
+
+def _width(text: str) -> int:
+    # CJK characters take two terminal columns.
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def _clip(text: str, width: int) -> str:
+    if _width(text) <= width:
+        return text
+    out, used = [], 0
+    for char in text:
+        used += _width(char)
+        if used > width - 1:
+            break
+        out.append(char)
+    return "".join(out) + "…"
+
+
+def _format_table(rows: list[list[str]]) -> str:
+    """Left-aligned columns; the last column is not padded."""
+    widths = [max(_width(row[col]) for row in rows) for col in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        cells = [cell + " " * (widths[col] - _width(cell)) for col, cell in enumerate(row[:-1])]
+        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    return "\n".join(lines)
+
+
+def _size(count: int | None) -> str:
+    if count is None:
+        return "unknown (not on disk)"
+    size = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:,.0f} {unit}" if unit == "B" else f"{size:,.1f} {unit}"
+        size /= 1024
+    return f"{count} B"  # pragma: no cover - the loop always returns
+
+
+def _add_store_arguments(parser: argparse.ArgumentParser, name_required: bool) -> None:
+    parser.add_argument(
+        "--name",
+        required=name_required,
+        help="the index (memory: NAME.hashdb.pkl, leveldb: NAME.hashdb, redis: key prefix)",
+    )
+    parser.add_argument("--store", default="memory", help="memory, leveldb, redis, ... (default: memory)")
+    parser.add_argument(
+        "--store-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="store setting, e.g. url=redis://localhost:6379/0 (repeatable)",
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    from nshash import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="nshash",
+        description="Find near-duplicate documents by the hashes of their longest sentences.",
+        epilog=_EPILOG,
+    )
+    parser.add_argument("--version", action="version", version=f"nshash {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    dedup = commands.add_parser(
+        "dedup",
+        help="add a similar_id column to a JSONL, CSV, Parquet or Excel file",
+        description="Add a similar_id column (equal ids: near-duplicates) to a table of documents. "
+        "Formats by extension: .jsonl/.ndjson, .csv, .parquet, .xlsx; '-' is JSONL on stdin/stdout.",
+        epilog=_EPILOG,
+    )
+    dedup.add_argument("input", metavar="INPUT", help="file of documents, or - for JSONL on standard input")
+    dedup.add_argument("-o", "--output", default=STDIO, help="output file (default: JSONL on standard output)")
+    dedup.add_argument("--field", default="content", help="the column holding the text (default: content)")
+    dedup.add_argument("--id-column", default="similar_id", help="name of the added column (default: similar_id)")
+    dedup.add_argument("--drop-duplicates", action="store_true", help="keep only the first row of each cluster")
+    _add_store_arguments(dedup, name_required=False)
+    dedup.add_argument(
+        "--algorithm",
+        choices=sorted(ALGORITHMS),
+        help="for a new index (default: nshash; an existing index uses the one it was built with)",
+    )
+    dedup.add_argument(
+        "-O",
+        "--option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="algorithm option, e.g. n=5, hashfunc=md5, split=original (repeatable)",
+    )
+    dedup.add_argument(
+        "--online",
+        action="store_true",
+        help="without --name: the online algorithm in memory instead of the batch one",
+    )
+    dedup.add_argument("--workers", type=int, default=1, help="processes computing fingerprints (default: 1)")
+    bar = dedup.add_mutually_exclusive_group()
+    bar.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show a progress bar on stderr (default: if it is a terminal and there are 10,000+ rows)",
+    )
+    bar.add_argument("--no-progress", dest="progress", action="store_false", help="never show a bar")
+    dedup.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
+    dedup.set_defaults(run=_dedup)
+
+    explain = commands.add_parser(
+        "explain",
+        help="show a document's sentences, fingerprints and the stored clusters they match",
+        epilog=_EPILOG,
+    )
+    explain.add_argument("document", metavar="DOC_OR_FILE", help="a file, - for standard input, or the text itself")
+    _add_store_arguments(explain, name_required=True)
+    explain.add_argument("--width", type=int, default=60, help="columns of sentence shown (default: 60)")
+    explain.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    explain.set_defaults(run=_explain)
+
+    stats = commands.add_parser("stats", help="documents, clusters, fingerprints, size and options of an index")
+    _add_store_arguments(stats, name_required=True)
+    stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    stats.set_defaults(run=_stats)
+    return parser

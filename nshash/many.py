@@ -1,0 +1,352 @@
+"""Many documents in one call: the online algorithm over an iterable, fingerprints in worker processes.
+
+:meth:`nshash.Index.get_similar_many` is a thin wrapper around
+:func:`get_similar_many`.  The result is exactly what a loop of
+``get_similar`` followed by ``resolve_many`` gives: a document's fingerprints
+(``_features``) depend only on its text and the index's options, so they may be
+computed anywhere, in any order; the assignment (``_assign``), which reads and
+writes the store, runs in this process, one document at a time, in input order.
+
+With ``workers > 1``, documents go to a pool of processes in chunks (one round
+trip per chunk, not per document), and their fingerprints come back as flat
+arrays.  The pool is started with ``forkserver`` (``spawn`` where there is
+none), never ``fork``.  At most ``2 * workers`` chunks are read ahead of the
+one being assigned, so a stream of any length takes bounded memory.
+
+The assignment stays sequential, so the speed-up is bounded by the share of
+the time spent in ``_features``; see ``benchmarks/results/batch_workers.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import pickle
+import sys
+from array import array
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
+from concurrent.futures import Future, ProcessPoolExecutor
+from functools import partial
+from itertools import chain
+from typing import TYPE_CHECKING, Any, Final, Optional, Union
+
+from nshash.errors import DocumentDecodeError, DocumentTypeError, NSHashError, missing_dependency
+from nshash.stores.base import HashDB
+from nshash.text import coerce_document
+
+if TYPE_CHECKING:
+    from nshash.index import Index
+
+#: Documents per unit of work: large enough that a round trip to a worker is
+#: cheap next to fingerprinting the chunk, small enough to keep memory low
+#: (measured best of 64 to 1024 on 2 cores; see the benchmark).
+DEFAULT_CHUNK_SIZE: Final = 512
+
+# Store metadata: documents added through get_similar_many and the highest id it
+# has seen, for `nshash stats`.
+_COUNTS_KEY: Final = "many_counts"
+
+# Not 'fork': its child would inherit other threads' locks (LevelDB's, the
+# caller's), and in a VM it measured slower (copy-on-write pages).
+_START_METHOD: Final = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+# A chunk of fingerprints, and the error that stopped it (a bad document), if any.
+Batch = tuple[list[Any], Optional[NSHashError]]
+Fingerprint = Callable[[Sequence[Any], int], Batch]
+
+
+def get_similar_many(
+    index: Index,
+    docs: Iterable[str | bytes],
+    workers: int = 1,
+    progress: bool = False,
+    *,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+) -> list[int]:
+    """The final (resolved) cluster id of every document of ``docs``, in order.
+
+    Args:
+        index: the index documents are added to.
+        docs: ``str``/``bytes`` documents; any iterable, read lazily.
+        workers: processes computing fingerprints; ``1`` computes them here.
+        progress: show a progress bar on stderr (needs ``nshash[progress]``).
+        chunk_size: documents per unit of work sent to a worker.
+
+    Raises:
+        DocumentTypeError, DocumentDecodeError: a bad document; the message
+            gives its position.  The documents before it have been added, as
+            with a loop of ``get_similar``.
+        ValueError: ``workers > 1`` with an index that has to be sent to a
+            worker but cannot be (e.g. a ``hashfunc`` that is a lambda).
+
+    >>> import nshash
+    >>> from nshash.many import get_similar_many
+    >>> text = "A long enough first sentence here. And another long one too."
+    >>> get_similar_many(nshash.NSHash(), [text, "Something else entirely, long enough.", text])
+    [1, 2, 1]
+    """
+    if isinstance(docs, (str, bytes, bytearray)):
+        raise TypeError("docs must be an iterable of documents, not a single document")
+    workers = _positive("workers", workers)
+    chunk_size = _positive("chunk_size", chunk_size)
+    if progress:
+        _tqdm()  # fail now, not after the first chunk, when tqdm is missing
+    total = len(docs) if isinstance(docs, Sized) else None
+    if workers == 1:
+        fingerprint = partial(_fingerprint, index._features, index.errors)
+        batches = _serial(fingerprint, _chunks(docs, chunk_size))
+    else:
+        batches = _in_workers(Fingerprinter(index), docs, chunk_size, workers)
+    assign, transaction = index._assign, index.store.transaction
+    raw: list[int] = []
+    bar = None
+    try:
+        for batch in batches:
+            for features in batch:
+                raw.append(transaction(partial(_assign_one, assign, features)))
+            _add_counts(index.store, len(batch), max(raw[-len(batch) :], default=0))
+            if progress:
+                bar = bar or _tqdm()(total=total, unit="doc", file=sys.stderr, dynamic_ncols=True)
+                bar.update(len(batch))
+    finally:
+        if bar is not None:
+            bar.close()
+    return index.resolve_many(raw)
+
+
+def document_counts(store: HashDB) -> dict[str, int] | None:
+    """``{'documents': N, 'highest_id': M}`` added through :func:`get_similar_many`, or ``None``.
+
+    Single ``get_similar`` calls are not counted.
+    """
+    raw = store.get_meta(_COUNTS_KEY)
+    return None if raw is None else {key: int(value) for key, value in json.loads(raw).items()}
+
+
+class Fingerprinter:
+    """An index's ``_features`` without its store: what a worker process needs.
+
+    It carries the index's attributes (its options, hash function, ...) but not
+    the store, which holds open files or connections; a worker rebuilds a
+    store-less copy of the index.  This serves any :class:`~nshash.Index`
+    subclass whose ``_features`` is pure, as required.
+    """
+
+    def __init__(self, index: Index) -> None:
+        self.cls = type(index)
+        self.state = {key: value for key, value in vars(index).items() if not isinstance(value, HashDB)}
+
+    def build(self) -> Fingerprint:
+        """Fingerprints of a chunk of documents by a store-less copy of the index."""
+        clone = self.cls.__new__(self.cls)
+        clone.__dict__.update(self.state)
+        return partial(_fingerprint, clone._features, clone.errors)
+
+
+# -- one process ----------------------------------------------------------------------------
+def _positive(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be an int >= 1, not {value!r}")
+    return value
+
+
+def _assign_one(assign: Callable[[Any, Any], int], features: Any, view: Any) -> int:
+    return assign(view, features)
+
+
+def _fingerprint(features_of: Callable[[str], Any], errors: str, docs: Sequence[Any], offset: int) -> Batch:
+    """Fingerprints of ``docs`` (at ``offset`` in the input) up to the first bad one, and its error."""
+    batch: list[Any] = []
+    for position, doc in enumerate(docs, offset):
+        try:
+            text = coerce_document(doc, errors)
+        except (DocumentTypeError, DocumentDecodeError) as exc:
+            return batch, type(exc)(f"document {position}: {exc}")
+        batch.append(features_of(text))
+    return batch, None
+
+
+def _chunks(docs: Iterable[Any], size: int) -> Iterator[tuple[int, list[Any]]]:
+    """``(offset, documents)`` in lists of ``size``, bytes left undecoded (a worker decodes them).
+
+    A document that is neither text nor bytes ends the stream (after the
+    chunk before it): it may not even survive the trip to a worker.
+    """
+    chunk: list[Any] = []
+    offset = 0
+    for position, doc in enumerate(docs):
+        if isinstance(doc, (bytearray, memoryview)):
+            doc = bytes(doc)  # decoded later, with the index's errors=, like bytes
+        elif not isinstance(doc, (str, bytes)):
+            try:
+                coerce_document(doc)  # raises the error for a value that is no document
+            except DocumentTypeError as exc:
+                if chunk:
+                    yield offset, chunk
+                raise DocumentTypeError(f"document {position}: {exc}") from exc
+        chunk.append(doc)
+        if len(chunk) == size:
+            yield offset, chunk
+            offset, chunk = position + 1, []
+    if chunk:
+        yield offset, chunk
+
+
+def _serial(fingerprint: Fingerprint, chunks: Iterator[tuple[int, list[Any]]]) -> Iterator[list[Any]]:
+    for offset, chunk in chunks:
+        batch, error = fingerprint(chunk, offset)
+        yield batch
+        if error is not None:
+            raise error
+
+
+# -- worker processes -----------------------------------------------------------------------
+_worker_fingerprint: Fingerprint | None = None  # set in a worker by _init_worker
+
+
+def _init_worker(fingerprinter: Fingerprinter) -> None:
+    global _worker_fingerprint
+    _worker_fingerprint = fingerprinter.build()
+
+
+def _work(offset: int, chunk: list[Any]) -> tuple[_Packed, NSHashError | None]:
+    """In a worker: the fingerprints of ``chunk`` (at ``offset`` in the input)."""
+    fingerprint = _worker_fingerprint
+    if fingerprint is None:  # pragma: no cover - the pool always runs _init_worker first
+        raise RuntimeError("nshash worker not initialised")
+    batch, error = fingerprint(chunk, offset)
+    return _pack(batch), error
+
+
+def _in_workers(fingerprinter: Fingerprinter, docs: Iterable[Any], size: int, workers: int) -> Iterator[list[Any]]:
+    """Fingerprints of each chunk, in order, computed by ``workers`` processes.
+
+    The pool has up to ``2 * workers`` chunks to work on while this process
+    assigns.  (This process does not fingerprint chunks itself while it waits:
+    measured, that made the sequential part longer and the whole slower.)  A
+    bad document is raised once the chunks before it have been yielded, with
+    the part of its chunk before it, so the caller adds exactly what a loop
+    would.
+    """
+    try:
+        pickle.dumps(fingerprinter)
+    except Exception as exc:  # any pickling failure means the same: it cannot cross processes
+        raise ValueError(
+            "workers > 1 needs an index that can be sent to another process, and this one cannot "
+            f"({type(exc).__name__}: {exc}); use a named hashfunc or workers=1"
+        ) from exc
+    tasks = _chunks(docs, size)
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context(_START_METHOD),
+        initializer=_init_worker,
+        initargs=(fingerprinter,),
+    )
+    inflight: deque[Future[tuple[_Packed, NSHashError | None]]] = deque()
+    pending_error: Exception | None = None
+
+    def submit_next() -> None:
+        nonlocal pending_error
+        if pending_error is not None:
+            return
+        try:
+            offset, chunk = next(tasks)
+        except StopIteration:
+            return
+        except Exception as exc:  # a bad document: raised once the chunks before it are done
+            pending_error = exc
+            return
+        inflight.append(pool.submit(_work, offset, chunk))
+
+    try:
+        for _ in range(2 * workers):
+            submit_next()
+        while inflight:
+            packed, error = inflight.popleft().result()
+            if error is None:
+                submit_next()  # keep the workers busy while the caller assigns
+            yield _unpack(packed)
+            if error is not None:
+                raise error
+        if pending_error is not None:
+            raise pending_error
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# Fingerprints as they come back from a worker: the batch as is, or (type, columns)
+# when each document's features are int lists (or a NamedTuple of them), each
+# column being (lengths, values) as two flat arrays.
+_Packed = Union[list[Any], tuple[Optional[type], list[tuple[bytes, bytes]]]]
+
+
+def _pack(batch: list[Any]) -> _Packed:
+    """Features made of unsigned 64-bit int lists as flat arrays; anything else as is.
+
+    Unpickling features one int at a time cost the parent ~7 us per document
+    (16 keys in a NamedTuple), a tenth of the whole per-document work; two
+    ``bytes`` per field cost a copy (see the benchmark).
+    """
+    if not batch:
+        return batch
+    kind = type(batch[0])
+    if kind is list:
+        shape: type | None = None
+        rows: list[Any] = [(features,) for features in batch]
+    elif issubclass(kind, tuple) and hasattr(kind, "_fields"):
+        shape, rows = kind, batch
+    else:
+        return batch
+    if any(type(features) is not kind for features in batch):
+        return batch
+    columns: list[tuple[bytes, bytes]] = []
+    for column in zip(*rows):
+        if any(type(values) is not list for values in column):
+            return batch
+        try:
+            flat = array("Q", chain.from_iterable(column))
+        except (TypeError, OverflowError):  # not all ints in 0 .. 2**64-1
+            return batch
+        columns.append((array("I", map(len, column)).tobytes(), flat.tobytes()))
+    return shape, columns
+
+
+def _unpack(packed: _Packed) -> list[Any]:
+    if isinstance(packed, list):
+        return packed
+    shape, columns = packed
+    fields: list[list[list[int]]] = []
+    for lengths, raw in columns:
+        flat = array("Q")
+        flat.frombytes(raw)
+        values = flat.tolist()
+        lists: list[list[int]] = []
+        start = 0
+        for length in array("I", lengths):
+            lists.append(values[start : start + length])
+            start += length
+        fields.append(lists)
+    if shape is None:
+        return fields[0]
+    return [shape(*row) for row in zip(*fields)]
+
+
+# -- progress and counts --------------------------------------------------------------------
+def _tqdm() -> Any:
+    try:
+        from tqdm import tqdm
+    except ImportError as exc:
+        raise missing_dependency("tqdm", "progress") from exc
+    return tqdm
+
+
+def _add_counts(store: HashDB, documents: int, highest_id: int) -> None:
+    def update(view: Any) -> None:
+        raw = view.get_meta(_COUNTS_KEY)
+        counts = {"documents": 0, "highest_id": 0} if raw is None else json.loads(raw)
+        counts["documents"] += documents
+        counts["highest_id"] = max(counts["highest_id"], highest_id)
+        view.set_meta(_COUNTS_KEY, json.dumps(counts, sort_keys=True))
+
+    store.transaction(update)

@@ -1,0 +1,68 @@
+"""Every example runs as a user runs it (a subprocess, from the repository root) and says something true."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import nshash
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "examples" / "data" / "news_sample.jsonl"
+
+pytestmark = pytest.mark.skipif(not SAMPLE.exists(), reason=f"the bundled sample {SAMPLE} is not there yet")
+
+
+def run_example(name: str, *args: str) -> str:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / name), *args],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    return result.stdout.decode("utf-8")
+
+
+def sample() -> list[dict[str, str]]:
+    return [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_crawler_loop() -> None:
+    out = run_example("crawler_loop.py")
+    rows = sample()
+    kept, skipped = map(int, re.search(r"kept (\d+), skipped (\d+) as reprints", out).groups())  # type: ignore[union-attr]
+    assert kept + skipped == len(rows)
+    # A page is kept when it starts a cluster: when get_similar hands out a new id.
+    nsh = nshash.NSHash()
+    assert kept == len({nsh.get_similar(row["content"]) for row in rows})
+    caught, missed, wrong = map(int, re.search(r"(\d+) reprints caught, (\d+) missed, (\d+) pages", out).groups())  # type: ignore[union-attr]
+    assert caught + missed == len(rows) - len({row["label"] for row in rows})
+    assert caught + wrong == skipped
+
+
+def test_pandas_dedup() -> None:
+    out = run_example("pandas_dedup.py")
+    rows = sample()
+    distinct = len(set(nshash.similar_ids([row["content"] for row in rows])))
+    assert f"{len(rows)} pages, {distinct} distinct articles, {len(rows) - distinct} reprints dropped" in out
+    assert "clusters mixing stories:" in out
+
+
+def test_excel_hot_news(tmp_path: Path) -> None:
+    report = tmp_path / "hot.xlsx"
+    out = run_example("excel_hot_news.py", str(SAMPLE), str(report))
+    pd = pytest.importorskip("pandas")
+    hot = pd.read_excel(report, sheet_name="hot news")
+    pages = pd.read_excel(report, sheet_name="all pages")
+    assert len(pages) == len(sample())
+    counts = pages.groupby("similar_id").size().sort_values(ascending=False)
+    assert hot["reprints"].tolist() == counts.head(len(hot)).tolist()
+    assert f" 1. {hot['reprints'][0]:>3} pages" in out
