@@ -334,6 +334,37 @@ class NSHashVariant(Method):
             shutil.rmtree(workdir, ignore_errors=True)
 
 
+class NSHashAlgorithm(Method):
+    """Another nshash algorithm (``SimHash``, ``Shingles``) with its defaults, online like the rest."""
+
+    def __init__(self, cls_name: str) -> None:
+        self.cls_name = cls_name
+        self.name = f"nshash.{cls_name}"
+        self.settings = f"`nshash.{cls_name}(hashdb='memory')`, defaults"
+
+    def fit_labels(self, texts: Iterable[str]) -> list[Hashable]:
+        nshash = import_nshash()
+        try:
+            index = getattr(nshash, self.cls_name)()
+        except (AttributeError, ImportError) as e:
+            raise Unavailable(f"nshash.{self.cls_name}: {e}") from e
+        with index:
+            return list(index.resolve_many([index.get_similar(t) for t in texts]))
+
+
+class NSHashBatch(Method):
+    """``nshash.similar_ids``: the batch algorithm, which sees every document before deciding."""
+
+    name = "nshash-batch"
+    settings = "`nshash.similar_ids(texts)`, defaults (n=8); not online: decides after seeing all documents"
+
+    def fit_labels(self, texts: Iterable[str]) -> list[Hashable]:
+        nshash = import_nshash()
+        if not hasattr(nshash, "similar_ids"):
+            raise Unavailable("nshash.similar_ids does not exist")
+        return list(nshash.similar_ids(list(texts)))
+
+
 def _peers() -> dict[str, Callable[[], Method]]:
     return {
         "original": lambda: Original("original"),
@@ -342,6 +373,9 @@ def _peers() -> dict[str, Callable[[], Method]]:
         "simhash": Simhash,
         "datasketch-lsh": DatasketchLSH,
         "rensa-lsh": RensaLSH,
+        "nshash.SimHash": lambda: NSHashAlgorithm("SimHash"),
+        "nshash.Shingles": lambda: NSHashAlgorithm("Shingles"),
+        "nshash-batch": NSHashBatch,
     }
 
 
