@@ -31,6 +31,7 @@ __all__ = [
     "NSHASH_VARIANTS",
     "PEER_NAMES",
     "SPEED_ONLY_VARIANTS",
+    "IndexMethod",
     "Method",
     "Unavailable",
     "UnionFind",
@@ -38,6 +39,7 @@ __all__ = [
     "import_nshash",
     "open_nshash",
     "parse_variant",
+    "select_methods",
 ]
 
 # (label, NSHash keyword options). The first entry is the default nshash;
@@ -334,22 +336,31 @@ class NSHashVariant(Method):
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-class NSHashAlgorithm(Method):
-    """Another nshash algorithm (``SimHash``, ``Shingles``) with its defaults, online like the rest."""
+class IndexMethod(Method):
+    """An nshash index class (``SimHash``, ``Shingles``, ``NSHash``) with options; labels ``resolve``d at the end."""
 
-    def __init__(self, cls_name: str) -> None:
+    def __init__(self, name: str, options: dict[str, Any]) -> None:
+        cls_name = name.split()[0].removeprefix("nshash.")
+        if cls_name not in ("SimHash", "Shingles", "NSHash"):
+            raise ValueError(f"a variant label starts with nshash.SimHash, .Shingles or .NSHash, not {name!r}")
+        self.name = name
         self.cls_name = cls_name
-        self.name = f"nshash.{cls_name}"
-        self.settings = f"`nshash.{cls_name}(hashdb='memory')`, defaults"
+        self.options = options
+        shown = ", ".join(f"{k}={v!r}" for k, v in options.items()) or "defaults"
+        self.settings = f"`nshash.{cls_name}(hashdb='memory')`, {shown}"
+        self.entries_per_doc: float | None = None
 
     def fit_labels(self, texts: Iterable[str]) -> list[Hashable]:
         nshash = import_nshash()
-        try:
-            index = getattr(nshash, self.cls_name)()
-        except (AttributeError, ImportError) as e:
-            raise Unavailable(f"nshash.{self.cls_name}: {e}") from e
-        with index:
-            return list(index.resolve_many([index.get_similar(t) for t in texts]))
+        cls = getattr(nshash, self.cls_name, None)
+        if cls is None:
+            raise Unavailable(f"this nshash has no {self.cls_name}")
+        with cls(**self.options) as index:
+            ids = [index.get_similar(text) for text in texts]
+            labels = list(index.resolve_many(ids))
+            tables = nshash.stores.TABLES
+            self.entries_per_doc = sum(index.store.count(t) for t in tables) / max(len(ids), 1)
+            return labels
 
 
 class NSHashBatch(Method):
@@ -373,8 +384,8 @@ def _peers() -> dict[str, Callable[[], Method]]:
         "simhash": Simhash,
         "datasketch-lsh": DatasketchLSH,
         "rensa-lsh": RensaLSH,
-        "nshash.SimHash": lambda: NSHashAlgorithm("SimHash"),
-        "nshash.Shingles": lambda: NSHashAlgorithm("Shingles"),
+        "nshash.SimHash": lambda: IndexMethod("nshash.SimHash", {}),
+        "nshash.Shingles": lambda: IndexMethod("nshash.Shingles", {}),
         "nshash-batch": NSHashBatch,
     }
 
@@ -419,6 +430,15 @@ def build_methods(
     merged = dict(NSHASH_VARIANTS)
     merged.update(dict(variants))
     methods += [NSHashVariant(label, opts) for label, opts in merged.items()]
+    return select_methods(methods, names)
+
+
+def select_methods(methods: list[Method], names: Sequence[str] | None) -> list[Method]:
+    """The methods called ``names``, in that order (all of them for None).
+
+    Raises:
+        ValueError: if a name matches no method.
+    """
     if names is None:
         return methods
     by_name = {m.name: m for m in methods}

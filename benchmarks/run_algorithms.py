@@ -20,12 +20,12 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
 from metrics import evaluate
-from peers import DatasketchLSH, Method, Simhash, Unavailable, import_nshash, parse_variant
+from peers import DatasketchLSH, IndexMethod, Method, Simhash, Unavailable, parse_variant, select_methods
 from run_quality import environment, find_files, load_corpus, markdown_table, split_name
 
 HERE = Path(__file__).resolve().parent
@@ -35,33 +35,6 @@ END = "<!-- results:end -->"
 PAIRS = [("nshash.SimHash", "simhash"), ("nshash.Shingles", "datasketch-lsh")]
 COLUMNS = ["method", "file", "P", "R", "F1", "ARI", "docs/s", "store entries/doc"]
 PAIR_COLUMNS = ["file", "ours", "PyPI", "F1 ours", "F1 PyPI", "ΔF1", "speed-up"]
-
-
-class IndexMethod(Method):
-    """An nshash index class (``SimHash``, ``Shingles``, ``NSHash``) with options; labels ``resolve``d at the end."""
-
-    def __init__(self, name: str, options: dict[str, Any]) -> None:
-        cls_name = name.split()[0].removeprefix("nshash.")
-        if cls_name not in ("SimHash", "Shingles", "NSHash"):
-            raise ValueError(f"a variant label starts with nshash.SimHash, .Shingles or .NSHash, not {name!r}")
-        self.name = name
-        self.cls_name = cls_name
-        self.options = options
-        shown = ", ".join(f"{k}={v!r}" for k, v in options.items()) or "defaults"
-        self.settings = f"`nshash.{cls_name}(hashdb='memory')`, {shown}"
-        self.entries_per_doc: float | None = None
-
-    def fit_labels(self, texts: Iterable[str]) -> list[Hashable]:
-        nshash = import_nshash()
-        cls = getattr(nshash, self.cls_name, None)
-        if cls is None:
-            raise Unavailable(f"this nshash has no {self.cls_name}")
-        with cls(**self.options) as index:
-            ids = [index.get_similar(text) for text in texts]
-            labels = list(index.resolve_many(ids))
-            tables = nshash.stores.TABLES
-            self.entries_per_doc = sum(index.store.count(t) for t in tables) / max(len(ids), 1)
-            return labels
 
 
 def build(names: Sequence[str] | None, variants: Sequence[tuple[str, dict[str, Any]]]) -> list[Method]:
@@ -78,13 +51,7 @@ def build(names: Sequence[str] | None, variants: Sequence[tuple[str, dict[str, A
         IndexMethod("nshash.NSHash", {}),
     ]
     methods += [IndexMethod(label, options) for label, options in variants]
-    if names is None:
-        return methods
-    by_name = {m.name: m for m in methods}
-    unknown = [n for n in names if n not in by_name]
-    if unknown:
-        raise ValueError(f"unknown method(s) {unknown}; choose from {list(by_name)}")
-    return [by_name[n] for n in names]
+    return select_methods(methods, names)
 
 
 def measure(method: Method, texts: list[str], labels: list[str], repeat: int) -> dict[str, Any]:
