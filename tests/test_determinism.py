@@ -1,0 +1,50 @@
+"""Same input, same order, same options: the same ids in every store and execution mode."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import nshash
+from nshash import core
+from tests.conftest import StoreFactory
+
+SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sample.jsonl"
+
+
+@pytest.fixture(scope="module")
+def pages() -> list[str]:
+    rows = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [row["title"] + "\n" + row["content"] for row in rows]
+
+
+@pytest.fixture(scope="module")
+def reference(pages: list[str]) -> list[int]:
+    nsh = nshash.NSHash()
+    ids = [nsh.get_similar(page) for page in pages]
+    resolved = nsh.resolve_many(ids)
+    assert len(set(resolved)) < len(pages)  # the sample has reprints: the test can tell stores apart
+    return resolved
+
+
+def test_every_store_gives_the_same_ids(make_store: StoreFactory, pages: list[str], reference: list[int]) -> None:
+    with nshash.NSHash(hashdb=make_store()) as nsh:
+        assert nsh.resolve_many([nsh.get_similar(page) for page in pages]) == reference
+
+
+def test_batch_of_the_online_api_gives_the_same_ids(pages: list[str], reference: list[int]) -> None:
+    assert nshash.NSHash().get_similar_many(pages) == reference
+    assert nshash.NSHash().get_similar_many(iter(pages), workers=2) == reference
+
+
+@pytest.mark.skipif(core._speedups is None, reason="C accelerator not built")
+def test_pure_python_path_gives_the_same_ids(pages: list[str], reference: list[int]) -> None:
+    nsh = nshash.NSHash()
+    nsh._accelerated = False
+    assert nsh.resolve_many([nsh.get_similar(page) for page in pages]) == reference
+
+
+def test_batch_algorithm_is_repeatable(pages: list[str]) -> None:
+    assert nshash.similar_ids(pages) == nshash.similar_ids(list(pages))
