@@ -9,7 +9,7 @@ import farmhash
 
 from nshash.clusters import find_roots, merge
 from nshash.hashing import HashFunc, resolve_hashfunc
-from nshash.index import Index
+from nshash.index import Index, positive_int
 from nshash.stores import HashDB
 from nshash.text import ORIGINAL_MIN_LEN, SPLITS, coerce_document, ranked_sentences, strip_html, whole_text_key
 
@@ -38,12 +38,6 @@ class Features(NamedTuple):
     keys: list[int]
     #: Each candidate sentence's line index in the document.
     positions: list[int]
-
-
-def _positive_int(name: str, value: object, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, not {value!r}")
-    return value
 
 
 class NSHash(Index):
@@ -122,12 +116,12 @@ class NSHash(Index):
         # The raw C function when there is one: the wrapper's call costs ~10% of get_similar.
         self._hash: HashFunc = farmhash.fingerprint64 if hash_name == "farmhash" else self._safe_hash
         self._accelerated = _speedups is not None and hash_name == "farmhash" and split == "default" and bool(normalize)
-        self.n = _positive_int("n", n)
-        self.min_len = _positive_int("min_len", min_len)
-        self.min_match = _positive_int("min_match", min_match)
-        self.boilerplate_after = _positive_int("boilerplate_after", boilerplate_after)
-        self.extra = _positive_int("extra", extra, minimum=0)
-        self.anchor = _positive_int("anchor", anchor, minimum=0)
+        self.n = positive_int("n", n)
+        self.min_len = positive_int("min_len", min_len)
+        self.min_match = positive_int("min_match", min_match)
+        self.boilerplate_after = positive_int("boilerplate_after", boilerplate_after)
+        self.extra = positive_int("extra", extra, minimum=0)
+        self.anchor = positive_int("anchor", anchor, minimum=0)
         self.split = split
         self.normalize = bool(normalize)
         self.boilerplate = bool(boilerplate)

@@ -26,6 +26,13 @@ def _check_id(similar_id: int) -> int:
     return similar_id
 
 
+def positive_int(name: str, value: object, minimum: int = 1) -> int:
+    """Check an integer option at the boundary: ``ValueError`` naming it, never an assert."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, not {value!r}")
+    return value
+
+
 class Index:
     """Base class of the near-duplicate indexes (:class:`nshash.NSHash` and its siblings).
 

@@ -28,9 +28,8 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from nshash.buckets import add_to_buckets, offset_keys, read_buckets
 from nshash.clusters import find_roots, merge
-from nshash.core import _positive_int
 from nshash.features import U64Array, check_tokenizer, features, mix64, mix64_array, require_numpy
-from nshash.index import Index
+from nshash.index import Index, positive_int
 from nshash.stores import HashDB
 from nshash.text import coerce_document
 
@@ -156,16 +155,16 @@ class Shingles(Index):
     ) -> None:
         import numpy as np
 
-        self.w = _positive_int("w", w)
+        self.w = positive_int("w", w)
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
             raise ValueError(f"threshold must be a number in (0, 1], not {threshold!r}")
         self.threshold = float(threshold)
-        self.num_perm = _positive_int("num_perm", num_perm)
-        self.bands = choose_bands(self.num_perm, self.threshold) if bands is None else _positive_int("bands", bands)
+        self.num_perm = positive_int("num_perm", num_perm)
+        self.bands = choose_bands(self.num_perm, self.threshold) if bands is None else positive_int("bands", bands)
         if self.bands > self.num_perm:
             raise ValueError(f"bands must be <= num_perm ({self.num_perm}), not {bands}")
         self.rows = self.num_perm // self.bands
-        self.bucket_size = _positive_int("bucket_size", bucket_size)
+        self.bucket_size = positive_int("bucket_size", bucket_size)
         self.tokenizer = check_tokenizer(tokenizer)
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"seed must be an int, not {seed!r}")

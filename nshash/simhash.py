@@ -25,10 +25,9 @@ from typing import TYPE_CHECKING, Any, Final, Union
 
 from nshash.buckets import add_to_buckets, read_buckets
 from nshash.clusters import find_roots, merge
-from nshash.core import _positive_int
 from nshash.errors import OptionsMismatchError, StoreCorruptError
 from nshash.features import FEATURES, U64Array, check_tokenizer, features, mix64, require_numpy
-from nshash.index import Index
+from nshash.index import Index, positive_int
 from nshash.stores import HashDB
 from nshash.text import coerce_document
 
@@ -140,10 +139,10 @@ class SimHash(Index):
         errors: str = "strict",
         store_options: dict[str, Any] | None = None,
     ) -> None:
-        self.k = _positive_int("k", k, minimum=0)
+        self.k = positive_int("k", k, minimum=0)
         if self.k >= BITS // 2:
             raise ValueError(f"k must be < {BITS // 2} (fingerprints further apart are unrelated), not {k}")
-        self.blocks = _positive_int("blocks", self.k + 1 if blocks is None else blocks, minimum=self.k + 1)
+        self.blocks = positive_int("blocks", self.k + 1 if blocks is None else blocks, minimum=self.k + 1)
         if self.blocks > BITS:
             raise ValueError(f"blocks must be <= {BITS}, not {blocks}")
         tables = math.comb(self.blocks, self.k)
@@ -155,9 +154,9 @@ class SimHash(Index):
         if features not in FEATURES:
             raise ValueError(f"features must be one of {', '.join(FEATURES)}, not {features!r}")
         self.features = features
-        self.ngram = _positive_int("ngram", ngram)
+        self.ngram = positive_int("ngram", ngram)
         self.tokenizer = check_tokenizer(tokenizer)
-        self.bucket_size = _positive_int("bucket_size", bucket_size)
+        self.bucket_size = positive_int("bucket_size", bucket_size)
         if weights not in WEIGHTS:
             raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, not {weights!r}")
         self.weights = weights
