@@ -91,3 +91,15 @@ def test_bad_arguments_and_documents(client: object) -> None:
     bad = dd.from_pandas(pd.Series(["fine text here.", None, "more"], dtype=object), npartitions=2, sort=False)
     with pytest.raises(nshash.DocumentTypeError, match="document 1"):
         nshash_dask.similar_ids(bad)
+
+
+@pytest.mark.parametrize("workers", [1, 4])
+def test_one_or_four_workers_give_the_batch_ids(workers: int) -> None:
+    texts, _ = make_corpus(seed=11, articles=12)
+    with (
+        distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        assert dask_ids(texts, npartitions=5).tolist() == nshash.similar_ids(texts)
