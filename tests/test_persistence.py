@@ -139,3 +139,41 @@ def test_leveldb_path_that_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "x.hashdb").write_text("hello")
     with pytest.raises(nshash.StoreCorruptError, match="is a file"):
         nshash.NSHash(tmp_path / "x", hashdb="leveldb")
+
+
+def test_ids_are_never_reused_after_a_crash_before_any_save(tmp_path: Path) -> None:
+    # The child hands out ids, then dies without saving (os._exit skips exit handlers).
+    child = textwrap.dedent(
+        """
+        import os, sys
+        import nshash
+        nsh = nshash.NSHash(sys.argv[1])
+        ids = [nsh.get_similar(f"第{i}篇文章的第一句话足够长。第二句也足够长而且不同{i}。") for i in range(5)]
+        print(max(ids), flush=True)
+        os._exit(0)
+        """
+    )
+    name = tmp_path / "news"
+    out = subprocess.run([sys.executable, "-c", child, str(name)], capture_output=True, text=True, check=True)
+    issued = int(out.stdout)
+    assert issued == 5
+    assert not (tmp_path / "news.hashdb.pkl").exists()  # nothing was saved...
+    with nshash.NSHash(name) as nsh:
+        assert nsh.get_similar(ARTICLE) > issued  # ...but the ids handed out are not handed out again
+
+
+def test_a_clean_restart_has_no_id_gap(tmp_path: Path) -> None:
+    with nshash.NSHash(tmp_path / "news") as nsh:
+        assert nsh.get_similar(ARTICLE) == 1
+    with nshash.NSHash(tmp_path / "news") as nsh:
+        assert nsh.get_similar(ENGLISH) == 2
+
+
+def test_corrupt_id_reservation_raises_and_is_left_alone(tmp_path: Path) -> None:
+    with nshash.NSHash(tmp_path / "news") as nsh:
+        nsh.get_similar(ARTICLE)
+    ids = tmp_path / "news.hashdb.pkl.ids"
+    ids.write_text("garbage")
+    with pytest.raises(nshash.StoreCorruptError, match="id reservation"):
+        nshash.NSHash(tmp_path / "news")
+    assert ids.read_text() == "garbage"

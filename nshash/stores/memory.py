@@ -18,6 +18,9 @@ T = TypeVar("T")
 
 _FORMAT = "nshash.hashdb.memory"
 _VERSION = 1
+_IDS_FORMAT = "nshash-ids-1"
+# Ids reserved on disk at a time: one small fsync per this many new clusters.
+_ID_BLOCK = 1024
 
 # Stores still open at interpreter exit are saved then: crawler scripts that
 # never call close() must not lose their index (the original relied on __del__,
@@ -71,6 +74,8 @@ class HashDBMemory(HashDB):
         self._tables: dict[str, dict[int, int]] = {table: {} for table in TABLES}
         self._meta: dict[str, str] = {}
         self._next_id = 1
+        # Ids below this may have been handed out: it is on disk before they are.
+        self._reserved = 1
         self._writes_since_save = 0
         self._lock_file: io.BufferedWriter | None = None
         if self.path is not None:
@@ -78,6 +83,10 @@ class HashDBMemory(HashDB):
             try:
                 if self.path.exists():
                     self._load(self.path)
+                # After a crash the file lags behind the ids already handed out;
+                # the reservation does not, so no id is ever given out twice.
+                self._reserved = max(self._next_id, _read_reservation(self.path))
+                self._next_id = self._reserved
             except BaseException:
                 self._lock_file.close()
                 raise
@@ -99,6 +108,8 @@ class HashDBMemory(HashDB):
 
     def _allocate_id(self) -> int:
         new_id = self._next_id
+        if self.path is not None and new_id >= self._reserved:
+            self._write_reservation(new_id + _ID_BLOCK)
         self._next_id += 1
         return new_id
 
@@ -131,22 +142,19 @@ class HashDBMemory(HashDB):
                 "next_id": self._next_id,
                 "tables": self._tables,
             }
-            directory = self.path.parent
-            fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=directory)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    pickle.dump(state, handle, protocol=pickle.HIGHEST_PROTOCOL)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-            _fsync_dir(directory)
+            _write_atomically(self.path, lambda handle: pickle.dump(state, handle, protocol=pickle.HIGHEST_PROTOCOL))
+            # Saved exactly: a clean reopen continues at the next id, without a gap.
+            self._write_reservation(self._next_id)
             self._writes_since_save = 0
 
     def flush(self) -> None:
         self.save()
+
+    def _write_reservation(self, next_id: int) -> None:
+        """Record on disk that ids below ``next_id`` may be in use (one fsync per block of ids)."""
+        if self.path is not None:
+            _write_reservation(self.path, next_id)
+        self._reserved = next_id
 
     def _release(self) -> None:
         _OPEN_STORES.discard(self)
@@ -213,6 +221,49 @@ def _lock_exclusive(path: Path) -> io.BufferedWriter:
             "close that one first"
         ) from None
     return handle
+
+
+def _reservation_path(path: Path) -> Path:
+    return path.with_name(path.name + ".ids")
+
+
+def _write_reservation(path: Path, next_id: int) -> None:
+    text = f"{_IDS_FORMAT}\n{next_id}\n".encode()
+    _write_atomically(_reservation_path(path), lambda handle: handle.write(text))
+
+
+def _read_reservation(path: Path) -> int:
+    """The id the store's reservation file says is free, 1 when there is none."""
+    ids_path = _reservation_path(path)
+    if not ids_path.exists():
+        return 1
+    try:
+        header, value = ids_path.read_text(encoding="utf-8").split()
+        if header != _IDS_FORMAT:
+            raise ValueError(f"unknown header {header!r}")
+        return int(value)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise StoreCorruptError(
+            f"{str(ids_path)!r} (the id reservation of {str(path)!r}) is unreadable: {exc}; it was left untouched"
+        ) from exc
+
+
+def _write_atomically(path: Path, write: Callable[[Any], object]) -> None:
+    """Replace ``path`` with what ``write(handle)`` writes: temp file, fsync, rename, fsync dir.
+
+    A crash at any moment leaves either the old or the new file, never a torn one.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
 
 
 def _fsync_dir(directory: Path) -> None:
