@@ -191,15 +191,6 @@ def test_clusters_merge_through_a_document_like_both(make_store: StoreFactory) -
     assert sh.resolve(2) == 1
 
 
-def test_same_ids_on_every_store_kind(sh: nshash.Shingles) -> None:
-    docs = [english_article(seed % 7, sentences=5) for seed in range(20)]
-    docs += [reprint(doc, seed) for seed, doc in enumerate(docs[:5])] + [chinese_article(1), chinese_article(1)]
-    reference = nshash.Shingles()
-    expected = [reference.get_similar(doc) for doc in docs]
-    assert [sh.get_similar(doc) for doc in docs] == expected
-    assert sh.resolve_many(expected) == reference.resolve_many(expected)
-
-
 def test_reopen_continues_and_refuses_other_options(make_store: StoreFactory, store_kind: str) -> None:
     if store_kind not in PERSISTENT_KINDS:
         pytest.skip("not persistent")
@@ -224,10 +215,6 @@ def test_reopen_by_name(tmp_path: Path) -> None:
     with nshash.Shingles(name) as sh:
         assert sh.get_similar(ENGLISH.lower()) == first
         assert sh.stats()["options"]["algorithm"] == "shingles"
-
-
-def test_documents_without_words_are_their_own_clusters(sh: nshash.Shingles) -> None:
-    assert [sh.get_similar(""), sh.get_similar("?!"), sh.get_similar("")] == [1, 2, 3]
 
 
 # -- arguments ----------------------------------------------------------------------------------
