@@ -207,7 +207,8 @@ class NSHash(Index):
         []
         """
         keys = self._features(coerce_document(doc, self.errors)).keys[: 2 * self.n]
-        return list(dict.fromkeys(key for key in keys if key != NO_KEY))
+        # A sentence left with one key after template dropping holds it twice.
+        return list(dict.fromkeys(keys))
 
     # -- clustering -------------------------------------------------------------------
     def _assign(self, view: Any, features: Features) -> int:
@@ -328,7 +329,7 @@ class NSHash(Index):
                 {
                     "sentence": sentence,
                     "position": position,
-                    "keys": list(dict.fromkeys(key for key in pair if key != NO_KEY)),
+                    "keys": list(dict.fromkeys(pair)),
                     "cluster": roots[match] if match else None,
                     "boilerplate": BOILERPLATE in found,
                     "evidence": max(count or 0 for count in evidence[2 * index : 2 * index + 2]),
