@@ -9,6 +9,7 @@ import pytest
 
 import nshash
 from tests.conftest import StoreFactory
+from tests.test_nshash import ENGLISH
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sample.jsonl"
 ALGORITHMS = [nshash.NSHash, nshash.SimHash, nshash.Shingles]
@@ -73,3 +74,13 @@ def test_one_store_holds_one_algorithm(algorithm: type[nshash.Index], make_store
         if other is not algorithm:
             with pytest.raises(nshash.OptionsMismatchError, match="algorithm"):
                 other(hashdb=store)
+
+
+@pytest.mark.parametrize("hashdb", ["memory", "leveldb"])
+def test_reopen_by_name(algorithm: type[nshash.Index], hashdb: str, tmp_path: Path) -> None:
+    name = tmp_path / "news"
+    with algorithm(name, hashdb=hashdb) as index:
+        first = index.get_similar(ENGLISH)
+    with algorithm(name, hashdb=hashdb) as index:
+        assert index.get_similar(ENGLISH.upper()) == first
+        assert index.stats()["options"]["algorithm"] == algorithm.algorithm

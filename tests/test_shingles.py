@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -206,15 +205,6 @@ def test_reopen_continues_and_refuses_other_options(make_store: StoreFactory, st
             nshash.Shingles(hashdb=store, **other)  # type: ignore[arg-type]
     with make_store() as store, pytest.raises(nshash.OptionsMismatchError, match="algorithm"):
         nshash.SimHash(hashdb=store)
-
-
-def test_reopen_by_name(tmp_path: Path) -> None:
-    name = tmp_path / "news"
-    with nshash.Shingles(name) as sh:
-        first = sh.get_similar(ENGLISH)
-    with nshash.Shingles(name) as sh:
-        assert sh.get_similar(ENGLISH.lower()) == first
-        assert sh.stats()["options"]["algorithm"] == "shingles"
 
 
 # -- arguments ----------------------------------------------------------------------------------

@@ -193,15 +193,6 @@ def test_reopen_continues_and_refuses_other_options(make_store: StoreFactory, st
         nshash.Shingles(hashdb=store)
 
 
-def test_reopen_by_name(tmp_path: Path) -> None:
-    name = tmp_path / "news"
-    with nshash.SimHash(name, hashdb="leveldb") as sh:
-        first = sh.get_similar(ENGLISH)
-    with nshash.SimHash(name, hashdb="leveldb") as sh:
-        assert sh.get_similar(ENGLISH.upper()) == first
-        assert sh.stats()["options"]["algorithm"] == "simhash"
-
-
 # -- tf-idf ---------------------------------------------------------------------------------
 
 
