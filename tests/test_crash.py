@@ -65,7 +65,12 @@ def crawl_and_kill(tmp_path: Path, name: str, hashdb: str, options: dict[str, An
         if len(acked) == KILL_AFTER:
             os.kill(child.pid, signal.SIGKILL)
             break
-    rest, errors = child.communicate(timeout=60)
+    # Read the rest through the same buffered stream: communicate() would read
+    # the raw pipe and skip lines already buffered by the loop above.  The
+    # child is dead, so both reads end at EOF.
+    rest = child.stdout.read()
+    errors = child.stderr.read() if child.stderr is not None else ""
+    child.wait(timeout=60)
     assert child.returncode == -signal.SIGKILL, errors
     # Printed before the kill landed: acknowledged too.  A last line cut off by
     # the kill (no newline) was never acknowledged.
