@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 import farmhash
 
-from nshash.clusters import find_roots, merge
+from nshash.clusters import PARENT, find_roots, merge
 from nshash.hashing import HashFunc, resolve_hashfunc
 from nshash.index import Index, positive_int
 from nshash.stores import HashDB
@@ -89,6 +89,7 @@ class NSHash(Index):
     """
 
     algorithm = "nshash"
+    store_bound = ("_assigner",)
 
     def __init__(
         self,
@@ -139,6 +140,41 @@ class NSHash(Index):
             "anchor": self.anchor,
         }
         super().__init__(name, hashdb, options, errors=errors, store_options=store_options)
+        self._assigner = self._open_assigner()
+
+    def _open_assigner(self) -> Any:
+        """The C version of :meth:`_assign`, when there is one and the store's tables are local dicts."""
+        tables = self.store.local_tables()
+        if _speedups is None or tables is None:
+            return None
+        return _speedups.Assigner(
+            tables[FP],
+            tables[PARENT],
+            tables[STAT],
+            self.store.allocate_id,
+            n=self.n,
+            extra=self.extra,
+            min_len=self.min_len,
+            min_match=self.min_match,
+            anchor=self.anchor,
+            boilerplate=self.boilerplate,
+            boilerplate_after=self.boilerplate_after,
+        )
+
+    def get_similar(self, doc: str | bytes) -> int:
+        """The cluster id of ``doc``: the id of an earlier near-duplicate, or a new one.
+
+        Raises:
+            DocumentTypeError: ``doc`` is not ``str``/``bytes`` (a ``TypeError``).
+            DocumentDecodeError: invalid UTF-8 bytes (a ``ValueError``).
+        """
+        assigner = self._assigner
+        if assigner is None or not self._accelerated or type(doc) is not str:
+            return super().get_similar(doc)
+        text = strip_html(doc) if "<" in doc or "&" in doc else doc
+        # One C call computes the keys and assigns them, without a Python object
+        # per key; None means no sentence was long enough (the whole-text key).
+        return self.store.transaction(lambda view: assigner(text) or self._assign(view, self._features(doc)))
 
     # -- fingerprints ---------------------------------------------------------------
     def sentences(self, doc: str | bytes) -> list[str]:
@@ -177,23 +213,18 @@ class NSHash(Index):
 
     def _features(self, text: str) -> Features:
         if self._accelerated:
-            keys, positions = self._accelerated_keys(text)
-        else:
-            sentences, positions = self._ranked(text)
-            keys = self._keys(sentences)
+            # The C version of what follows, for the default options (identical output).
+            stripped = strip_html(text) if "<" in text or "&" in text else text
+            keys, positions, ranked = _speedups.sentence_keys(stripped, self.n + self.extra, self.min_len, self.anchor)
+            if ranked:
+                return Features(keys, positions)
+            # No sentence long enough: the whole-text key, in Python, from the
+            # original text (stripping HTML twice is not the same as once).
+        sentences, positions = self._ranked(text)
+        keys = self._keys(sentences)
         if len(set(keys)) < len(keys):
             keys, positions = _drop_template_keys(keys, positions)
         return Features(keys, positions)
-
-    def _accelerated_keys(self, text: str) -> tuple[list[int], list[int]]:
-        """The C version of ``_ranked`` + ``_keys`` for the default options (identical output)."""
-        if "<" in text or "&" in text:
-            text = strip_html(text)
-        keys, positions = _speedups.sentence_keys(text, self.n + self.extra, self.min_len, self.anchor)
-        if not keys:  # no sentence long enough: the whole-text key, in Python
-            sentences, positions = self._ranked(text)
-            return self._keys(sentences), positions
-        return keys, positions
 
     def get_nshash(self, doc: str | bytes) -> list[int]:
         """The fingerprints (unsigned 64-bit ints) of ``doc``'s ``n`` longest sentences.
@@ -212,6 +243,12 @@ class NSHash(Index):
 
     # -- clustering -------------------------------------------------------------------
     def _assign(self, view: Any, features: Features) -> int:
+        if self._assigner is not None and view is self.store:
+            return int(self._assigner.assign(features.keys, features.positions))
+        return self._assign_python(view, features)
+
+    def _assign_python(self, view: Any, features: Features) -> int:
+        """The specification of the assignment; ``_speedups.Assigner`` gives the same ids and tables."""
         keys, positions = features
         if not keys:
             return int(view.allocate_id())

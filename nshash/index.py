@@ -42,6 +42,8 @@ class Index:
     """
 
     algorithm: ClassVar[str] = ""
+    #: Attributes that hold on to the store (left behind when fingerprints are computed elsewhere).
+    store_bound: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
         self,

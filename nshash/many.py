@@ -135,7 +135,11 @@ class Fingerprinter:
 
     def __init__(self, index: Index) -> None:
         self.cls = type(index)
-        self.state = {key: value for key, value in vars(index).items() if not isinstance(value, HashDB)}
+        self.state = {
+            key: value
+            for key, value in vars(index).items()
+            if not isinstance(value, HashDB) and key not in index.store_bound
+        }
 
     def build(self) -> Fingerprint:
         """Fingerprints of a chunk of documents by a store-less copy of the index."""
