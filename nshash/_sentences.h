@@ -3,7 +3,7 @@
  *
  * doc_features() does what nshash.text.ranked_sentences + NSHash._keys_with +
  * core._drop_template_keys do for split='default', normalize=True,
- * hashfunc='farmhash' (HTML is stripped by the caller).  The Python code is
+ * hashfunc='farmhash', HTML stripping included (_html.h).  The Python code is
  * the specification; tests/test_speedups.py checks both agree on arbitrary text.
  * Included by _speedups.c only.
  */
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "_farmhash.h"
+#include "_html.h"
 
 /* KEEP must be 0: the scan adds (class == KEEP) to the output length. */
 enum { KEEP = 0, NOISE = 1, DELIM = 2, DOT = 3 };
@@ -217,14 +218,18 @@ static Py_ssize_t drop_template_keys(uint64_t *keys, Py_ssize_t *positions, Py_s
     return out;
 }
 
+/* Returned by doc_features when the text needs Python's strip_html. */
+#define NEEDS_PYTHON_HTML (-2)
+
 /*
  * The features of `text` into keys[2k] and positions[k]: returns the number
- * of sentences keyed, or -1 with an exception set.  *ranked is how many
- * sentences were long enough before template keys were dropped (0: the
- * caller falls back to the whole-text key, in Python).
+ * of sentences keyed, -1 with an exception set, or NEEDS_PYTHON_HTML.
+ * *ranked is how many sentences were long enough before template keys were
+ * dropped (0: the caller falls back to the whole-text key, in Python).  With
+ * `html`, HTML is stripped first (nshash.text.strip_html).
  */
-static Py_ssize_t doc_features(PyObject *text, Py_ssize_t k, Py_ssize_t min_len, Py_ssize_t anchor, uint64_t *keys,
-                               Py_ssize_t *positions, Py_ssize_t *ranked) {
+static Py_ssize_t doc_features(PyObject *text, int html, Py_ssize_t k, Py_ssize_t min_len, Py_ssize_t anchor,
+                               uint64_t *keys, Py_ssize_t *positions, Py_ssize_t *ranked) {
     Py_ssize_t len = PyUnicode_GET_LENGTH(text), m = -1, n_chosen, i, j, longest = 0;
     int kind = PyUnicode_KIND(text);
     Py_UCS4 cps_local[2048], *cps = len <= 2048 ? cps_local : PyMem_Malloc(sizeof(Py_UCS4) * (size_t)len);
@@ -239,9 +244,23 @@ static Py_ssize_t doc_features(PyObject *text, Py_ssize_t k, Py_ssize_t min_len,
         PyErr_NoMemory();
         goto done;
     }
-    int rc = kind == PyUnicode_1BYTE_KIND   ? scan_ucs1(PyUnicode_DATA(text), len, min_len, cps, &pieces)
+    int rc;
+    Py_ssize_t lt = html ? PyUnicode_FindChar(text, '<', 0, len, 1) : -1;
+    Py_ssize_t amp = html && lt == -1 ? PyUnicode_FindChar(text, '&', 0, len, 1) : -1;
+    if (lt == -2 || amp == -2) goto done;
+    if (lt >= 0 || amp >= 0) {
+        /* Strip into the code point buffer, then scan it in place (the scan writes behind what it reads). */
+        if (PyUnicode_AsUCS4(text, cps, len, 0) == NULL) goto done;
+        if (!strip_cps(cps, len, &len)) {
+            m = NEEDS_PYTHON_HTML;
+            goto done;
+        }
+        rc = scan_ucs4(cps, len, min_len, cps, &pieces);
+    } else {
+        rc = kind == PyUnicode_1BYTE_KIND   ? scan_ucs1(PyUnicode_DATA(text), len, min_len, cps, &pieces)
              : kind == PyUnicode_2BYTE_KIND ? scan_ucs2(PyUnicode_DATA(text), len, min_len, cps, &pieces)
                                             : scan_ucs4(PyUnicode_DATA(text), len, min_len, cps, &pieces);
+    }
     if (rc < 0) goto done;
 
     /* Keep the k longest in a sorted buffer: pieces arrive in document order,

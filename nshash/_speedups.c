@@ -3,8 +3,10 @@
  * it can; the pure-Python code gives identical results and is what the tests
  * hold this to).
  *
- *   sentence_keys(text, k, min_len, anchor) -> (keys, positions, ranked)
- *       NSHash._features for the default options (_sentences.h).
+ *   sentence_keys(text, k, min_len, anchor, html) -> (keys, positions, ranked) | None
+ *       NSHash._features for the default options (_sentences.h, _html.h).
+ *   strip_html(text) -> str | None
+ *       nshash.text.strip_html, or None where only Python's is exact (_html.h).
  *   Assigner(fp, parent, stat, allocate, ...)
  *       NSHash._assign on a store's local dicts (_assign.h); calling it with a
  *       text does both steps without creating a Python object per key.
@@ -52,17 +54,23 @@ static void buffer_free(FeatureBuffer *b) {
     if (b->positions != b->positions_local) PyMem_Free(b->positions);
 }
 
+/* sentence_keys(text, k, min_len, anchor, html): None when the HTML needs Python's strip_html. */
 static PyObject *sentence_keys(PyObject *self, PyObject *args) {
     PyObject *text, *result = NULL;
     Py_ssize_t k, min_len, anchor, ranked, m, i;
+    int html;
     FeatureBuffer b;
-    if (!PyArg_ParseTuple(args, "Unnn:sentence_keys", &text, &k, &min_len, &anchor)) return NULL;
+    if (!PyArg_ParseTuple(args, "Unnnp:sentence_keys", &text, &k, &min_len, &anchor, &html)) return NULL;
     if (k < 1 || min_len < 0 || anchor < 0) {
         PyErr_SetString(PyExc_ValueError, "sentence_keys: k >= 1, min_len >= 0 and anchor >= 0");
         return NULL;
     }
     if (buffer_init(&b, k) < 0) goto done;
-    m = doc_features(text, k, min_len, anchor, b.keys, b.positions, &ranked);
+    m = doc_features(text, html, k, min_len, anchor, b.keys, b.positions, &ranked);
+    if (m == NEEDS_PYTHON_HTML) {
+        result = Py_None;
+        Py_INCREF(result);
+    }
     if (m < 0) goto done;
     PyObject *keys = list_u64(b.keys, 2 * m), *positions = PyList_New(m);
     for (i = 0; keys != NULL && positions != NULL && i < m; i++) {
@@ -75,6 +83,21 @@ static PyObject *sentence_keys(PyObject *self, PyObject *args) {
     Py_XDECREF(positions);
 done:
     buffer_free(&b);
+    return result;
+}
+
+static PyObject *py_strip_html(PyObject *self, PyObject *arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "strip_html needs a str");
+        return NULL;
+    }
+    Py_ssize_t len = PyUnicode_GET_LENGTH(arg);
+    Py_UCS4 *cps = PyUnicode_AsUCS4Copy(arg);
+    if (cps == NULL) return NULL;
+    PyObject *result = Py_None;
+    if (strip_cps(cps, len, &len)) result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, cps, len);
+    else Py_INCREF(result);
+    PyMem_Free(cps);
     return result;
 }
 
@@ -152,16 +175,16 @@ static int check_ready(Assigner *self) {
     return -1;
 }
 
-/* assigner(text): the document's id, or None when it has no sentence long enough. */
+/* assigner(text): the document's id, or None when Python must do it (rare HTML, no sentence long enough). */
 static PyObject *Assigner_call(Assigner *self, PyObject *args, PyObject *kwds) {
     PyObject *text, *result = NULL;
     Py_ssize_t ranked, m;
     FeatureBuffer b;
     if (!PyArg_ParseTuple(args, "U:Assigner", &text) || check_ready(self) < 0) return NULL;
     if (buffer_init(&b, self->k) < 0) goto done;
-    m = doc_features(text, self->k, self->min_len, self->anchor, b.keys, b.positions, &ranked);
-    if (m < 0) goto done;
-    if (ranked == 0) { /* the whole-text key: Python's business */
+    m = doc_features(text, 1, self->k, self->min_len, self->anchor, b.keys, b.positions, &ranked);
+    if (m < 0 && m != NEEDS_PYTHON_HTML) goto done;
+    if (m == NEEDS_PYTHON_HTML || ranked == 0) { /* rare HTML or the whole-text key: Python's business */
         result = Py_None;
         Py_INCREF(result);
         goto done;
@@ -221,8 +244,9 @@ static PyTypeObject AssignerType = {
 
 static PyMethodDef methods[] = {
     {"sentence_keys", sentence_keys, METH_VARARGS,
-     "sentence_keys(text, k, min_len, anchor) -> (keys, positions, ranked)"},
+     "sentence_keys(text, k, min_len, anchor, html) -> (keys, positions, ranked), or None"},
     {"fingerprint64", py_fingerprint64, METH_O, "fingerprint64(bytes) -> FarmHash Fingerprint64"},
+    {"strip_html", py_strip_html, METH_O, "strip_html(text) -> nshash.text.strip_html(text), or None"},
     {NULL, NULL, 0, NULL},
 };
 

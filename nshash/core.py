@@ -169,12 +169,14 @@ class NSHash(Index):
             DocumentDecodeError: invalid UTF-8 bytes (a ``ValueError``).
         """
         assigner = self._assigner
-        if assigner is None or not self._accelerated or type(doc) is not str:
+        if assigner is None or not self._accelerated:
             return super().get_similar(doc)
-        text = strip_html(doc) if "<" in doc or "&" in doc else doc
+        if type(doc) is not str:
+            doc = coerce_document(doc, self.errors)
         # One C call computes the keys and assigns them, without a Python object
-        # per key; None means no sentence was long enough (the whole-text key).
-        return self.store.transaction(lambda view: assigner(text) or self._assign(view, self._features(doc)))
+        # per key; None leaves the rare cases (HTML entities only html.unescape
+        # knows, no sentence long enough) to the Python path.
+        return self.store.transaction(lambda view: assigner(doc) or self._assign(view, self._features(doc)))
 
     # -- fingerprints ---------------------------------------------------------------
     def sentences(self, doc: str | bytes) -> list[str]:
@@ -214,8 +216,11 @@ class NSHash(Index):
     def _features(self, text: str) -> Features:
         if self._accelerated:
             # The C version of what follows, for the default options (identical output).
-            stripped = strip_html(text) if "<" in text or "&" in text else text
-            keys, positions, ranked = _speedups.sentence_keys(stripped, self.n + self.extra, self.min_len, self.anchor)
+            k = self.n + self.extra
+            found = _speedups.sentence_keys(text, k, self.min_len, self.anchor, True)
+            if found is None:  # HTML that only Python's strip_html handles exactly
+                found = _speedups.sentence_keys(strip_html(text), k, self.min_len, self.anchor, False)
+            keys, positions, ranked = found  # type: ignore[misc]
             if ranked:
                 return Features(keys, positions)
             # No sentence long enough: the whole-text key, in Python, from the

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import nshash
 from nshash import core
 from nshash.core import NSHash
+from nshash.text import strip_html
 
 pytestmark = pytest.mark.skipif(core._speedups is None, reason="C accelerator not built")
 
@@ -56,6 +57,99 @@ def test_a_repeated_longest_line_counts_once() -> None:
     features = nsh._features("aaaa。aaaa。bbb。cc")
     assert features == python_features(nsh, "aaaa。aaaa。bbb。cc")
     assert features.positions == [0, 2]
+
+
+# Text made of what the HTML stripper treats specially: tags (block, inline,
+# broken, nested, long), entities, spaces (Unicode ones too), case.
+html_piece = st.sampled_from(
+    [
+        "<",
+        ">",
+        "/",
+        " ",
+        "\n",
+        "\u3000",
+        "\x85",
+        "&",
+        ";",
+        "#",
+        "x",
+        "X",
+        "9",
+        "a",
+        "F",
+        "p",
+        "P",
+        "r",
+        "e",
+        "<p>",
+        "</P >",
+        "< br/>",
+        "<div class='x'>",
+        "<pre>",
+        "<p2>",
+        "<h1>",
+        "<H6 id=1>",
+        "<hr>",
+        "<b>",
+        "</b>",
+        "<blockquote>",
+        "<title>",
+        "<tablex>",
+        '<a href="#">',
+        "<中>",
+        "<p中>",
+        "<<p>b>",
+        "< /li >",
+        "&nbsp;",
+        "&lt;",
+        "&gt;",
+        "&quot;",
+        "&#39;",
+        "&amp;",
+        "&#169;",
+        "&#x4e2d;",
+        "&copy",
+        "&#;",
+        "&#x;",
+        "&1",
+        "<" + "a" * 501 + ">",
+        "<" + "a" * 502 + ">",
+        "<p" + " " * 500 + ">",
+        "<p" + " " * 501 + ">",
+        "İ",
+        "ı",
+        "ſ",
+        "K",
+        "中文",
+        "。",
+        "！",
+    ]
+)
+html_text = st.lists(st.one_of(html_piece, st.characters()), max_size=60).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(html_text)
+def test_c_strip_html_equals_python_or_declines(text: str) -> None:
+    stripped = core._speedups.strip_html(text)
+    if stripped is not None:
+        assert stripped == strip_html(text)
+    else:  # declines only for what html.unescape or re.IGNORECASE's non-ASCII letters decide
+        assert any(c in text for c in "İıſK") or strip_html(text) != strip_html(text.replace("&", "\0"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(html_piece, special, st.text(max_size=20)), max_size=40).map("".join))
+def test_c_equals_python_on_html(text: str) -> None:
+    nsh = NSHash(min_len=2)
+    assert nsh._features(text) == python_features(nsh, text)
+
+
+def test_c_strip_html_declines_rare_entities_only() -> None:
+    assert core._speedups.strip_html("<p>A&nbsp;B</p><b>C</b>") == strip_html("<p>A&nbsp;B</p><b>C</b>")
+    assert core._speedups.strip_html("A&amp;B") is None
+    assert core._speedups.strip_html("<P>İ") is None
 
 
 def test_c_equals_python_on_pages() -> None:

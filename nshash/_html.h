@@ -1,0 +1,160 @@
+/*
+ * nshash/_html.h: nshash.text.strip_html in C, for the common cases.
+ *
+ * strip_cps() gives exactly what the Python function gives, or says it
+ * cannot (the caller then uses Python): when the text needs html.unescape
+ * (an entity other than the five common ones), or holds one of the four
+ * non-ASCII letters that re.IGNORECASE matches to ASCII tag-name letters.
+ * tests/test_speedups.py compares both on arbitrary HTML-ish text.
+ *
+ * The two regular expressions it follows (see nshash/text.py), applied one
+ * after the other, left to right, as re.sub does:
+ *   block tags  <\s*\/?\s*(?:p|br|...)(?![a-zA-Z0-9])[^<>]{0,500}>  -> "\n"  (IGNORECASE)
+ *   other tags  <\s*\/?\s*[a-zA-Z][^<>]{0,500}>                      -> ""
+ * Neither can match in more than one way: after '<' the spaces, the
+ * optional '/' and the name are forced, and [^<>]{0,500}> ends at the first
+ * '<' or '>' or not at all.  Included by _speedups.c only.
+ */
+#ifndef NSHASH_HTML_H
+#define NSHASH_HTML_H
+#include <Python.h>
+#include <string.h>
+
+#define MAX_TAG_RUN 500
+
+static const char *const block_tags[] = {"p",   "br",  "div",    "li",      "ul",     "ol",  "tr",
+                                         "td",  "th",  "table",  "h1",      "h2",     "h3",  "h4",
+                                         "h5",  "h6",  "section", "article", "header", "footer",
+                                         "nav", "blockquote", "pre", "hr", "dd", "dt", "dl", "title"};
+
+static inline int is_ascii_alpha(Py_UCS4 c) { return (c | 32u) - 'a' < 26u; }
+static inline int is_ascii_alnum(Py_UCS4 c) { return is_ascii_alpha(c) || c - '0' < 10u; }
+
+/* Index after "<\s*\/?\s*" for the '<' at i. */
+static Py_ssize_t after_tag_open(const Py_UCS4 *s, Py_ssize_t len, Py_ssize_t i) {
+    Py_ssize_t j = i + 1;
+    while (j < len && Py_UNICODE_ISSPACE(s[j])) j++;
+    if (j < len && s[j] == '/') j++;
+    while (j < len && Py_UNICODE_ISSPACE(s[j])) j++;
+    return j;
+}
+
+/* "[^<>]{0,500}>" from k: the index after the '>', or -1. */
+static Py_ssize_t tag_close(const Py_UCS4 *s, Py_ssize_t len, Py_ssize_t k) {
+    for (Py_ssize_t j = k; j < len && j <= k + MAX_TAG_RUN; j++) {
+        if (s[j] == '>') return j + 1;
+        if (s[j] == '<') return -1;
+    }
+    return -1;
+}
+
+/* End of a block-level tag starting at the '<' at i, or -1. */
+static Py_ssize_t block_tag_end(const Py_UCS4 *s, Py_ssize_t len, Py_ssize_t i) {
+    Py_ssize_t j = after_tag_open(s, len, i), k = j;
+    char name[12];
+    while (k < len && is_ascii_alnum(s[k]) && k - j < (Py_ssize_t)sizeof name - 1) {
+        name[k - j] = (char)(s[k] | (s[k] >= 'A' ? 32u : 0u)); /* digits keep their value */
+        k++;
+    }
+    if (k == j || (k < len && is_ascii_alnum(s[k]))) return -1; /* no name, or longer than any block tag */
+    name[k - j] = '\0';
+    for (size_t t = 0; t < sizeof block_tags / sizeof *block_tags; t++)
+        if (strcmp(name, block_tags[t]) == 0) return tag_close(s, len, k);
+    return -1;
+}
+
+/* End of any tag starting at the '<' at i, or -1. */
+static Py_ssize_t any_tag_end(const Py_UCS4 *s, Py_ssize_t len, Py_ssize_t i) {
+    Py_ssize_t j = after_tag_open(s, len, i);
+    return j < len && is_ascii_alpha(s[j]) ? tag_close(s, len, j + 1) : -1;
+}
+
+/* One re.sub pass in place: each match of the tag at a '<' becomes `replacement` (0: nothing). */
+static Py_ssize_t replace_tags(Py_UCS4 *s, Py_ssize_t len, Py_ssize_t (*tag_end)(const Py_UCS4 *, Py_ssize_t, Py_ssize_t),
+                               Py_UCS4 replacement) {
+    Py_ssize_t i = 0, out = 0;
+    while (i < len) {
+        Py_ssize_t end = s[i] == '<' ? tag_end(s, len, i) : -1;
+        if (end < 0) {
+            s[out++] = s[i++];
+            continue;
+        }
+        if (replacement) s[out++] = replacement;
+        i = end;
+    }
+    return out;
+}
+
+static const struct {
+    const char *name;
+    Py_UCS4 value;
+} common_entities[] = {{"&nbsp;", ' '}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}};
+
+static int entity_at(const Py_UCS4 *s, Py_ssize_t len, Py_ssize_t i, Py_UCS4 *value, Py_ssize_t *size) {
+    for (size_t e = 0; e < sizeof common_entities / sizeof *common_entities; e++) {
+        const char *name = common_entities[e].name;
+        Py_ssize_t n = (Py_ssize_t)strlen(name), j;
+        for (j = 0; j < n && i + j < len && s[i + j] == (Py_UCS4)(unsigned char)name[j]; j++) {
+        }
+        if (j == n) {
+            *value = common_entities[e].value;
+            *size = n;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Would nshash.text._ENTITY_RE match at the '&' at i (then html.unescape runs)? */
+static int needs_unescape(const Py_UCS4 *s, Py_ssize_t len, Py_ssize_t i) {
+    if (i + 1 < len && is_ascii_alpha(s[i + 1])) return 1;
+    if (i + 2 < len && s[i + 1] == '#') {
+        Py_UCS4 c = s[i + 2];
+        if (c - '0' < 10u) return 1;
+        if ((c == 'x' || c == 'X') && i + 3 < len) {
+            Py_UCS4 h = s[i + 3];
+            return h - '0' < 10u || (h | 32u) - 'a' < 6u;
+        }
+    }
+    return 0;
+}
+
+/*
+ * strip_html on the code points s[0:len], in place: 1 and *out_len when
+ * done, 0 when Python must do it (see the top of this file).
+ */
+static int strip_cps(Py_UCS4 *s, Py_ssize_t len, Py_ssize_t *out_len) {
+    Py_ssize_t i, out;
+    int has_tag = 0, has_amp = 0, has_fold = 0;
+    for (i = 0; i < len; i++) {
+        Py_UCS4 c = s[i];
+        has_tag |= c == '<';
+        has_amp |= c == '&';
+        /* İ ı ſ K: re.IGNORECASE matches them to i, i, s, k. */
+        has_fold |= c == 0x130 || c == 0x131 || c == 0x17F || c == 0x212A;
+    }
+    if (has_tag) {
+        if (has_fold) return 0;
+        len = replace_tags(s, len, block_tag_end, '\n');
+        len = replace_tags(s, len, any_tag_end, 0);
+    }
+    if (has_amp) {
+        for (i = 0, out = 0; i < len;) {
+            Py_UCS4 value;
+            Py_ssize_t size;
+            if (s[i] == '&' && entity_at(s, len, i, &value, &size)) {
+                s[out++] = value;
+                i += size;
+            } else {
+                s[out++] = s[i++];
+            }
+        }
+        len = out;
+        for (i = 0; i < len; i++)
+            if (s[i] == '&' && needs_unescape(s, len, i)) return 0;
+    }
+    *out_len = len;
+    return 1;
+}
+
+#endif
