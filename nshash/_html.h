@@ -48,14 +48,20 @@ static Py_ssize_t tag_close(const Py_UCS4 *s, Py_ssize_t len, Py_ssize_t k) {
     return -1;
 }
 
-/* End of a block-level tag starting at the '<' at i, or -1. */
+#define DECLINE (-2)
+
+/* İ ı ſ K: re.IGNORECASE matches them to i, i, s, k, so a tag name holding one is Python's call. */
+static inline int folds_to_ascii(Py_UCS4 c) { return c == 0x130 || c == 0x131 || c == 0x17F || c == 0x212A; }
+
+/* End of a block-level tag starting at the '<' at i, -1 if none, DECLINE. */
 static Py_ssize_t block_tag_end(const Py_UCS4 *s, Py_ssize_t len, Py_ssize_t i) {
     Py_ssize_t j = after_tag_open(s, len, i), k = j;
     char name[12];
     while (k < len && is_ascii_alnum(s[k]) && k - j < (Py_ssize_t)sizeof name - 1) {
-        name[k - j] = (char)(s[k] | (s[k] >= 'A' ? 32u : 0u)); /* digits keep their value */
+        name[k - j] = (char)(s[k] | 32u); /* lower case; digits keep their value */
         k++;
     }
+    if (k < len && folds_to_ascii(s[k])) return DECLINE; /* in the name, or its lookahead */
     if (k == j || (k < len && is_ascii_alnum(s[k]))) return -1; /* no name, or longer than any block tag */
     name[k - j] = '\0';
     for (size_t t = 0; t < sizeof block_tags / sizeof *block_tags; t++)
@@ -69,20 +75,34 @@ static Py_ssize_t any_tag_end(const Py_UCS4 *s, Py_ssize_t len, Py_ssize_t i) {
     return j < len && is_ascii_alpha(s[j]) ? tag_close(s, len, j + 1) : -1;
 }
 
-/* One re.sub pass in place: each match of the tag at a '<' becomes `replacement` (0: nothing). */
+/* Move s[from:to] down to s[out:], returning the new out. */
+static inline Py_ssize_t keep_run(Py_UCS4 *s, Py_ssize_t out, Py_ssize_t from, Py_ssize_t to) {
+    if (out != from) memmove(s + out, s + from, sizeof(Py_UCS4) * (size_t)(to - from));
+    return out + (to - from);
+}
+
+/*
+ * One re.sub pass in place: each tag match at a '<' becomes `replacement`
+ * (0: nothing).  Returns the new length, or DECLINE.
+ */
 static Py_ssize_t replace_tags(Py_UCS4 *s, Py_ssize_t len, Py_ssize_t (*tag_end)(const Py_UCS4 *, Py_ssize_t, Py_ssize_t),
                                Py_UCS4 replacement) {
-    Py_ssize_t i = 0, out = 0;
-    while (i < len) {
-        Py_ssize_t end = s[i] == '<' ? tag_end(s, len, i) : -1;
-        if (end < 0) {
-            s[out++] = s[i++];
-            continue;
+    Py_ssize_t i = 0, out = 0, j, end;
+    for (;;) {
+        for (j = i; j < len && s[j] != '<'; j++) {
         }
-        if (replacement) s[out++] = replacement;
-        i = end;
+        out = keep_run(s, out, i, j);
+        if (j == len) return out;
+        end = tag_end(s, len, j);
+        if (end == DECLINE) return DECLINE;
+        if (end < 0) {
+            s[out++] = '<';
+            i = j + 1;
+        } else {
+            if (replacement) s[out++] = replacement;
+            i = end;
+        }
     }
-    return out;
 }
 
 static const struct {
@@ -105,7 +125,12 @@ static int entity_at(const Py_UCS4 *s, Py_ssize_t len, Py_ssize_t i, Py_UCS4 *va
     return 0;
 }
 
-/* Would nshash.text._ENTITY_RE match at the '&' at i (then html.unescape runs)? */
+/*
+ * Would nshash.text._ENTITY_RE match at the '&' at i (then html.unescape
+ * runs)?  Asked before the common entities after it are replaced, which
+ * gives the same answer: they start with '&' and become ' < > " \'', none of
+ * which the pattern accepts after '&', '&#' or '&#x'.
+ */
 static int needs_unescape(const Py_UCS4 *s, Py_ssize_t len, Py_ssize_t i) {
     if (i + 1 < len && is_ascii_alpha(s[i + 1])) return 1;
     if (i + 2 < len && s[i + 1] == '#') {
@@ -119,40 +144,37 @@ static int needs_unescape(const Py_UCS4 *s, Py_ssize_t len, Py_ssize_t i) {
     return 0;
 }
 
+/* The five common entities replaced in place (one pass is the same as the
+ * Python's five str.replace: their replacements never form an entity). */
+static Py_ssize_t replace_entities(Py_UCS4 *s, Py_ssize_t len) {
+    Py_ssize_t i = 0, out = 0, j, size;
+    Py_UCS4 value;
+    for (;;) {
+        for (j = i; j < len && s[j] != '&'; j++) {
+        }
+        out = keep_run(s, out, i, j);
+        if (j == len) return out;
+        if (entity_at(s, len, j, &value, &size)) {
+            s[out++] = value;
+            i = j + size;
+        } else if (needs_unescape(s, len, j)) {
+            return DECLINE;
+        } else {
+            s[out++] = '&';
+            i = j + 1;
+        }
+    }
+}
+
 /*
  * strip_html on the code points s[0:len], in place: 1 and *out_len when
  * done, 0 when Python must do it (see the top of this file).
  */
 static int strip_cps(Py_UCS4 *s, Py_ssize_t len, Py_ssize_t *out_len) {
-    Py_ssize_t i, out;
-    int has_tag = 0, has_amp = 0, has_fold = 0;
-    for (i = 0; i < len; i++) {
-        Py_UCS4 c = s[i];
-        has_tag |= c == '<';
-        has_amp |= c == '&';
-        /* İ ı ſ K: re.IGNORECASE matches them to i, i, s, k. */
-        has_fold |= c == 0x130 || c == 0x131 || c == 0x17F || c == 0x212A;
-    }
-    if (has_tag) {
-        if (has_fold) return 0;
-        len = replace_tags(s, len, block_tag_end, '\n');
-        len = replace_tags(s, len, any_tag_end, 0);
-    }
-    if (has_amp) {
-        for (i = 0, out = 0; i < len;) {
-            Py_UCS4 value;
-            Py_ssize_t size;
-            if (s[i] == '&' && entity_at(s, len, i, &value, &size)) {
-                s[out++] = value;
-                i += size;
-            } else {
-                s[out++] = s[i++];
-            }
-        }
-        len = out;
-        for (i = 0; i < len; i++)
-            if (s[i] == '&' && needs_unescape(s, len, i)) return 0;
-    }
+    len = replace_tags(s, len, block_tag_end, '\n');
+    if (len >= 0) len = replace_tags(s, len, any_tag_end, 0);
+    if (len >= 0) len = replace_entities(s, len);
+    if (len < 0) return 0;
     *out_len = len;
     return 1;
 }

@@ -17,8 +17,9 @@
 #include "_farmhash.h"
 #include "_html.h"
 
-/* KEEP must be 0: the scan adds (class == KEEP) to the output length. */
-enum { KEEP = 0, NOISE = 1, DELIM = 2, DOT = 3 };
+/* KEEP must be 0: the scan adds (class == KEEP) to the output length.
+ * MARKUP ('<', '&') is kept, or stops a scan that must strip HTML first. */
+enum { KEEP = 0, NOISE = 1, DELIM = 2, DOT = 3, MARKUP = 4 };
 
 /*
  * Character classes as a two-level table: the high byte of a BMP code point
@@ -50,6 +51,8 @@ static void init_classes(void) {
     for (i = 0; i < sizeof delims / sizeof *delims; i++) set_class(delims[i], DELIM);
     for (i = 0; i < sizeof noise / sizeof *noise; i++) set_class(noise[i], NOISE);
     set_class('.', DOT);
+    set_class('<', MARKUP);
+    set_class('&', MARKUP);
 }
 
 #define CLASS_BMP(c) (class_pages[page_of[(c) >> 8]][(c) & 0xFF])
@@ -89,13 +92,18 @@ static int push_piece(Pieces *p, Py_ssize_t start, Py_ssize_t length, Py_ssize_t
     return 0;
 }
 
+/* What a scan returns when it met markup and was asked to stop there. */
+#define FOUND_MARKUP 1
+
 /*
  * One pass per string kind: drop noise, cut at boundaries ('.' only when a
  * space follows, which the boundary swallows), lower-case ASCII letters.
- * Every character is written; only kept ones advance the output.
+ * Every character is written; only kept ones advance the output.  With
+ * `stop_at_markup`, returns FOUND_MARKUP at the first '<' or '&'.
  */
 #define DEFINE_SCAN(NAME, T, CLASSIFY)                                                                      \
-    static int NAME(const void *data, Py_ssize_t len, Py_ssize_t min_len, Py_UCS4 *cps, Pieces *pieces) {  \
+    static int NAME(const void *data, Py_ssize_t len, Py_ssize_t min_len, Py_UCS4 *cps, Pieces *pieces,    \
+                    int stop_at_markup) {                                                                  \
         const T *s = (const T *)data;                                                                      \
         Py_ssize_t i, out = 0, start = 0, position = 0;                                                    \
         for (i = 0; i < len; i++) {                                                                        \
@@ -104,6 +112,11 @@ static int push_piece(Pieces *p, Py_ssize_t start, Py_ssize_t length, Py_ssize_t
             cps[out] = ASCII_LOWER(c);                                                                     \
             out += (cls == KEEP);                                                                          \
             if (cls >= DELIM) {                                                                            \
+                if (cls == MARKUP) {                                                                       \
+                    if (stop_at_markup) return FOUND_MARKUP;                                               \
+                    out++;                                                                                 \
+                    continue;                                                                              \
+                }                                                                                          \
                 if (cls == DOT) {                                                                          \
                     if (i + 1 < len && s[i + 1] == ' ')                                                    \
                         i++;                                                                               \
@@ -244,22 +257,19 @@ static Py_ssize_t doc_features(PyObject *text, int html, Py_ssize_t k, Py_ssize_
         PyErr_NoMemory();
         goto done;
     }
-    int rc;
-    Py_ssize_t lt = html ? PyUnicode_FindChar(text, '<', 0, len, 1) : -1;
-    Py_ssize_t amp = html && lt == -1 ? PyUnicode_FindChar(text, '&', 0, len, 1) : -1;
-    if (lt == -2 || amp == -2) goto done;
-    if (lt >= 0 || amp >= 0) {
+    const void *data = PyUnicode_DATA(text);
+    int rc = kind == PyUnicode_1BYTE_KIND   ? scan_ucs1(data, len, min_len, cps, &pieces, html)
+             : kind == PyUnicode_2BYTE_KIND ? scan_ucs2(data, len, min_len, cps, &pieces, html)
+                                            : scan_ucs4(data, len, min_len, cps, &pieces, html);
+    if (rc == FOUND_MARKUP) {
         /* Strip into the code point buffer, then scan it in place (the scan writes behind what it reads). */
+        pieces.count = 0;
         if (PyUnicode_AsUCS4(text, cps, len, 0) == NULL) goto done;
         if (!strip_cps(cps, len, &len)) {
             m = NEEDS_PYTHON_HTML;
             goto done;
         }
-        rc = scan_ucs4(cps, len, min_len, cps, &pieces);
-    } else {
-        rc = kind == PyUnicode_1BYTE_KIND   ? scan_ucs1(PyUnicode_DATA(text), len, min_len, cps, &pieces)
-             : kind == PyUnicode_2BYTE_KIND ? scan_ucs2(PyUnicode_DATA(text), len, min_len, cps, &pieces)
-                                            : scan_ucs4(PyUnicode_DATA(text), len, min_len, cps, &pieces);
+        rc = scan_ucs4(cps, len, min_len, cps, &pieces, 0);
     }
     if (rc < 0) goto done;
 
