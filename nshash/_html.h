@@ -2,9 +2,9 @@
  * nshash/_html.h: nshash.text.strip_html in C, for the common cases.
  *
  * strip_cps() gives exactly what the Python function gives, or says it
- * cannot (the caller then uses Python): when the text needs html.unescape
- * (an entity other than the five common ones), or holds one of the four
- * non-ASCII letters that re.IGNORECASE matches to ASCII tag-name letters.
+ * cannot (the caller then uses Python): when html.unescape would replace a
+ * reference other than the five common ones and "&amp;", or a tag name
+ * holds one of the four non-ASCII letters re.IGNORECASE matches to ASCII.
  * tests/test_speedups.py compares both on arbitrary HTML-ish text.
  *
  * The two regular expressions it follows (see nshash/text.py), applied one
@@ -158,7 +158,13 @@ static Py_ssize_t replace_entities(Py_UCS4 *s, Py_ssize_t len) {
             s[out++] = value;
             i = j + size;
         } else if (needs_unescape(s, len, j)) {
-            return DECLINE;
+            /* Python then runs html.unescape, which changes the text only
+             * where needs_unescape() says so; "&amp;" is the one such
+             * reference common enough to be worth doing here. */
+            if (!(j + 4 < len && s[j + 1] == 'a' && s[j + 2] == 'm' && s[j + 3] == 'p' && s[j + 4] == ';'))
+                return DECLINE;
+            s[out++] = '&';
+            i = j + 5;
         } else {
             s[out++] = '&';
             i = j + 1;

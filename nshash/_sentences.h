@@ -30,6 +30,7 @@ enum { KEEP = 0, NOISE = 1, DELIM = 2, DOT = 3, MARKUP = 4 };
 enum { PAGE_KEEP, PAGE_00, PAGE_20, PAGE_30, PAGE_FE, PAGE_FF, N_PAGES };
 static unsigned char class_pages[N_PAGES][256];
 static unsigned char page_of[256];
+static unsigned char bmp_class[65536];
 
 static void set_class(Py_UCS4 c, unsigned char cls) {
     int page = c < 0x100 ? PAGE_00 : c < 0x2100 ? PAGE_20 : c < 0x3100 ? PAGE_30 : c < 0xFF00 ? PAGE_FE : PAGE_FF;
@@ -53,6 +54,7 @@ static void init_classes(void) {
     set_class('.', DOT);
     set_class('<', MARKUP);
     set_class('&', MARKUP);
+    for (i = 0; i < 65536; i++) bmp_class[i] = class_pages[page_of[i >> 8]][i & 0xFF];
 }
 
 #define CLASS_BMP(c) (class_pages[page_of[(c) >> 8]][(c) & 0xFF])
@@ -136,7 +138,8 @@ static int push_piece(Pieces *p, Py_ssize_t start, Py_ssize_t length, Py_ssize_t
 #define CLASS_UCS1(c) (class_pages[PAGE_00][(c)])
 #define CLASS_UCS4(c) ((c) < 0x10000 ? CLASS_BMP(c) : KEEP)
 DEFINE_SCAN(scan_ucs1, Py_UCS1, CLASS_UCS1)
-DEFINE_SCAN(scan_ucs2, Py_UCS2, CLASS_BMP)
+#define CLASS_UCS2(c) (bmp_class[(c)])
+DEFINE_SCAN(scan_ucs2, Py_UCS2, CLASS_UCS2)
 DEFINE_SCAN(scan_ucs4, Py_UCS4, CLASS_UCS4)
 
 static int by_length_desc(const void *a, const void *b) {
