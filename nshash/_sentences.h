@@ -94,20 +94,19 @@ static int push_piece(Pieces *p, Py_ssize_t start, Py_ssize_t length, Py_ssize_t
     return 0;
 }
 
-/* What a scan returns when it met markup and was asked to stop there. */
-#define FOUND_MARKUP 1
-
 /*
  * One pass per string kind: drop noise, cut at boundaries ('.' only when a
  * space follows, which the boundary swallows), lower-case ASCII letters.
  * Every character is written; only kept ones advance the output.  With
- * `stop_at_markup`, returns FOUND_MARKUP at the first '<' or '&'.
+ * `html`, '<' and '&' are read as strip_html leaves them (_html.h); returns
+ * DECLINE where only Python's strip_html is exact.
  */
 #define DEFINE_SCAN(NAME, T, CLASSIFY)                                                                      \
     static int NAME(const void *data, Py_ssize_t len, Py_ssize_t min_len, Py_UCS4 *cps, Pieces *pieces,    \
-                    int stop_at_markup) {                                                                  \
+                    int html) {                                                                            \
         const T *s = (const T *)data;                                                                      \
-        Py_ssize_t i, out = 0, start = 0, position = 0;                                                    \
+        const Text t = {(int)sizeof(T), data, len};                                                        \
+        Py_ssize_t i, out = 0, start = 0, position = 0, next;                                              \
         for (i = 0; i < len; i++) {                                                                        \
             Py_UCS4 c = s[i];                                                                              \
             int cls = CLASSIFY(c);                                                                         \
@@ -115,15 +114,21 @@ static int push_piece(Pieces *p, Py_ssize_t start, Py_ssize_t length, Py_ssize_t
             out += (cls == KEEP);                                                                          \
             if (cls >= DELIM) {                                                                            \
                 if (cls == MARKUP) {                                                                       \
-                    if (stop_at_markup) return FOUND_MARKUP;                                               \
-                    out++;                                                                                 \
-                    continue;                                                                              \
-                }                                                                                          \
-                if (cls == DOT) {                                                                          \
-                    if (i + 1 < len && s[i + 1] == ' ')                                                    \
-                        i++;                                                                               \
-                    else                                                                                   \
-                        continue;                                                                          \
+                    int found = html ? markup_at(t, i, &next, &c) : MARKUP_STAYS;                          \
+                    if (found == DECLINE) return DECLINE;                                                  \
+                    if (found == MARKUP_STAYS) out++;                                                      \
+                    if (found == MARKUP_CHAR && CLASS_UCS1(c) != NOISE) cps[out++] = c; /* not markup now */ \
+                    if (found != MARKUP_STAYS) i = next - 1;                                               \
+                    if (found != MARKUP_BREAK) continue;                                                   \
+                } else if (cls == DOT) {                                                                   \
+                    int space = i + 1 < len && s[i + 1] == ' ';                                            \
+                    next = i + 2;                                                                          \
+                    if (html && i + 1 < len && (s[i + 1] == '<' || s[i + 1] == '&')) {                     \
+                        space = space_after_markup(t, i + 1, &next);                                       \
+                        if (space == DECLINE) return DECLINE;                                              \
+                    }                                                                                      \
+                    if (!space) continue;                                                                  \
+                    i = next - 1; /* ". " is one boundary */                                               \
                 }                                                                                          \
                 if (out - start >= min_len && push_piece(pieces, start, out - start, position) < 0)        \
                     return -1;                                                                             \
@@ -136,7 +141,7 @@ static int push_piece(Pieces *p, Py_ssize_t start, Py_ssize_t length, Py_ssize_t
     }
 
 #define CLASS_UCS1(c) (class_pages[PAGE_00][(c)])
-#define CLASS_UCS4(c) ((c) < 0x10000 ? CLASS_BMP(c) : KEEP)
+#define CLASS_UCS4(c) ((c) < 0x10000 ? bmp_class[(c)] : KEEP)
 DEFINE_SCAN(scan_ucs1, Py_UCS1, CLASS_UCS1)
 #define CLASS_UCS2(c) (bmp_class[(c)])
 DEFINE_SCAN(scan_ucs2, Py_UCS2, CLASS_UCS2)
@@ -264,15 +269,9 @@ static Py_ssize_t doc_features(PyObject *text, int html, Py_ssize_t k, Py_ssize_
     int rc = kind == PyUnicode_1BYTE_KIND   ? scan_ucs1(data, len, min_len, cps, &pieces, html)
              : kind == PyUnicode_2BYTE_KIND ? scan_ucs2(data, len, min_len, cps, &pieces, html)
                                             : scan_ucs4(data, len, min_len, cps, &pieces, html);
-    if (rc == FOUND_MARKUP) {
-        /* Strip into the code point buffer, then scan it in place (the scan writes behind what it reads). */
-        pieces.count = 0;
-        if (PyUnicode_AsUCS4(text, cps, len, 0) == NULL) goto done;
-        if (!strip_cps(cps, len, &len)) {
-            m = NEEDS_PYTHON_HTML;
-            goto done;
-        }
-        rc = scan_ucs4(cps, len, min_len, cps, &pieces, 0);
+    if (rc == DECLINE) {
+        m = NEEDS_PYTHON_HTML;
+        goto done;
     }
     if (rc < 0) goto done;
 

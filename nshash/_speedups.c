@@ -4,9 +4,8 @@
  * hold this to).
  *
  *   sentence_keys(text, k, min_len, anchor, html) -> (keys, positions, ranked) | None
- *       NSHash._features for the default options (_sentences.h, _html.h).
- *   strip_html(text) -> str | None
- *       nshash.text.strip_html, or None where only Python's is exact (_html.h).
+ *       NSHash._features for the default options, HTML stripping included
+ *       (_sentences.h, _html.h); None where only Python's strip_html is exact.
  *   Assigner(fp, parent, stat, allocate, ...)
  *       NSHash._assign on a store's local dicts (_assign.h); calling it with a
  *       text does both steps without creating a Python object per key.
@@ -83,21 +82,6 @@ static PyObject *sentence_keys(PyObject *self, PyObject *args) {
     Py_XDECREF(positions);
 done:
     buffer_free(&b);
-    return result;
-}
-
-static PyObject *py_strip_html(PyObject *self, PyObject *arg) {
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "strip_html needs a str");
-        return NULL;
-    }
-    Py_ssize_t len = PyUnicode_GET_LENGTH(arg);
-    Py_UCS4 *cps = PyUnicode_AsUCS4Copy(arg);
-    if (cps == NULL) return NULL;
-    PyObject *result = Py_None;
-    if (strip_cps(cps, len, &len)) result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, cps, len);
-    else Py_INCREF(result);
-    PyMem_Free(cps);
     return result;
 }
 
@@ -246,7 +230,6 @@ static PyMethodDef methods[] = {
     {"sentence_keys", sentence_keys, METH_VARARGS,
      "sentence_keys(text, k, min_len, anchor, html) -> (keys, positions, ranked), or None"},
     {"fingerprint64", py_fingerprint64, METH_O, "fingerprint64(bytes) -> FarmHash Fingerprint64"},
-    {"strip_html", py_strip_html, METH_O, "strip_html(text) -> nshash.text.strip_html(text), or None"},
     {NULL, NULL, 0, NULL},
 };
 
