@@ -20,18 +20,24 @@ typedef struct {
     int boilerplate;
 } Tables;
 
-/* 1 and *out = value if `key` is in `dict`, 0 if not, -1 on error. */
-static int dict_get(PyObject *dict, PyObject *key, uint64_t *out) {
+/* 1 and *out = value (*obj: the value object, borrowed) if `key` is in `dict`, 0 if not, -1 on error. */
+static int dict_get_obj(PyObject *dict, PyObject *key, uint64_t *out, PyObject **obj) {
     PyObject *value = PyDict_GetItemWithError(dict, key); /* borrowed */
     if (value == NULL) return PyErr_Occurred() ? -1 : 0;
     *out = PyLong_AsUnsignedLongLong(value);
+    *obj = value;
     return *out == (uint64_t)-1 && PyErr_Occurred() ? -1 : 1;
 }
 
-static int dict_get_u64(PyObject *dict, uint64_t key, uint64_t *out) {
+static int dict_get(PyObject *dict, PyObject *key, uint64_t *out) {
+    PyObject *unused;
+    return dict_get_obj(dict, key, out, &unused);
+}
+
+static int dict_get_u64(PyObject *dict, uint64_t key, uint64_t *out, PyObject **value_obj) {
     PyObject *obj = PyLong_FromUnsignedLongLong(key);
     if (obj == NULL) return -1;
-    int rc = dict_get(dict, obj, out);
+    int rc = dict_get_obj(dict, obj, out, value_obj);
     Py_DECREF(obj);
     return rc;
 }
@@ -40,14 +46,6 @@ static int dict_set_u64(PyObject *dict, PyObject *key, uint64_t value) {
     PyObject *obj = PyLong_FromUnsignedLongLong(value);
     if (obj == NULL) return -1;
     int rc = PyDict_SetItem(dict, key, obj);
-    Py_DECREF(obj);
-    return rc;
-}
-
-static int dict_set_u64_u64(PyObject *dict, uint64_t key, uint64_t value) {
-    PyObject *obj = PyLong_FromUnsignedLongLong(key);
-    if (obj == NULL) return -1;
-    int rc = dict_set_u64(dict, obj, value);
     Py_DECREF(obj);
     return rc;
 }
@@ -67,26 +65,15 @@ static PyObject *allocate_id(const Tables *t, uint64_t *id) {
     return result;
 }
 
-/* clusters.find_roots for one id: its canonical id, compressing a chain longer than one step. */
-static int find_root(PyObject *parent, uint64_t id, uint64_t *root) {
-    uint64_t node, above, next;
-    int rc = dict_get_u64(parent, id, &node);
-    if (rc <= 0) {
-        *root = id;
-        return rc;
-    }
-    int long_chain = 0;
-    while ((rc = dict_get_u64(parent, node, &above)) == 1) {
-        node = above;
-        long_chain = 1;
-    }
-    if (rc < 0) return -1;
-    *root = node;
-    for (uint64_t member = id; long_chain && member != node; member = next) {
-        if (dict_get_u64(parent, member, &next) < 0 || dict_set_u64_u64(parent, member, node) < 0) return -1;
-    }
-    return 0;
-}
+/*
+ * Id objects met in this document's lookups, so that what it writes shares
+ * them as the Python does (a cluster id is one int object, not one per
+ * document that joined it: at a million documents that is 8 bytes a key).
+ */
+typedef struct {
+    uint64_t id;
+    PyObject *obj; /* owned */
+} Known;
 
 /* Scratch arrays for one document of m sentences. */
 typedef struct {
@@ -100,7 +87,61 @@ typedef struct {
     uint64_t *winners;   /* m */
     Py_ssize_t *suspects; /* 2m: key indexes */
     uint64_t *counts;    /* 2m */
+    Known *known;        /* 4m */
+    Py_ssize_t n_known, known_cap;
 } Scratch;
+
+static void remember(Scratch *s, uint64_t id, PyObject *obj) {
+    for (Py_ssize_t i = 0; i < s->n_known; i++)
+        if (s->known[i].id == id) return;
+    if (s->n_known == s->known_cap) return; /* a new object then: the same value, only bigger */
+    Py_INCREF(obj);
+    s->known[s->n_known].id = id;
+    s->known[s->n_known++].obj = obj;
+}
+
+/* A new reference to an int object of value id, shared where one was met. */
+static PyObject *id_object(const Scratch *s, uint64_t id) {
+    for (Py_ssize_t i = 0; i < s->n_known; i++) {
+        if (s->known[i].id == id) {
+            Py_INCREF(s->known[i].obj);
+            return s->known[i].obj;
+        }
+    }
+    return PyLong_FromUnsignedLongLong(id);
+}
+
+static int set_parent(PyObject *parent, Scratch *s, uint64_t key, uint64_t value) {
+    PyObject *key_obj = id_object(s, key), *value_obj = id_object(s, value);
+    int rc = key_obj == NULL || value_obj == NULL ? -1 : PyDict_SetItem(parent, key_obj, value_obj);
+    Py_XDECREF(key_obj);
+    Py_XDECREF(value_obj);
+    return rc;
+}
+
+/* clusters.find_roots for one id: its canonical id, compressing a chain longer than one step. */
+static int find_root(PyObject *parent, Scratch *s, uint64_t id, uint64_t *root) {
+    uint64_t node, above, next;
+    PyObject *obj;
+    int rc = dict_get_u64(parent, id, &node, &obj);
+    if (rc <= 0) {
+        *root = id;
+        return rc;
+    }
+    remember(s, node, obj);
+    int long_chain = 0;
+    while ((rc = dict_get_u64(parent, node, &above, &obj)) == 1) {
+        remember(s, above, obj);
+        node = above;
+        long_chain = 1;
+    }
+    if (rc < 0) return -1;
+    *root = node;
+    for (uint64_t member = id; long_chain && member != node; member = next) {
+        if (dict_get_u64(parent, member, &next, &obj) < 0 || set_parent(parent, s, member, node) < 0) return -1;
+    }
+    return 0;
+}
 
 static int contains(const uint64_t *ids, Py_ssize_t count, uint64_t id) {
     for (Py_ssize_t i = 0; i < count; i++)
@@ -192,7 +233,7 @@ static PyObject *decide(const Tables *t, Scratch *s, Py_ssize_t m, const Py_ssiz
         }
         if (j == i) {
             uint64_t root, id = s->clusters[i];
-            if (find_root(t->parent, id, &root) < 0) return NULL;
+            if (find_root(t->parent, s, id, &root) < 0) return NULL;
             for (j = i; j < n_kept; j++)
                 if (s->clusters[j] == id) s->clusters[j] = root;
         }
@@ -241,8 +282,8 @@ static PyObject *decide(const Tables *t, Scratch *s, Py_ssize_t m, const Py_ssiz
         qsort(ordered, (size_t)n_winners, sizeof(uint64_t), by_id);
         target = ordered[0];
         for (j = 1; j < n_winners; j++)
-            if (dict_set_u64_u64(t->parent, ordered[j], target) < 0) return NULL;
-        target_obj = PyLong_FromUnsignedLongLong(target);
+            if (set_parent(t->parent, s, ordered[j], target) < 0) return NULL;
+        target_obj = id_object(s, target);
     } else {
         target_obj = allocate_id(t, &target);
     }
@@ -268,16 +309,18 @@ static PyObject *assign_keys(const Tables *t, const uint64_t *keys, const Py_ssi
     uint64_t values_l[2 * LOCAL], clusters_l[LOCAL], votes_id_l[LOCAL], winners_l[LOCAL], counts_l[2 * LOCAL];
     unsigned char found_l[2 * LOCAL];
     Py_ssize_t kept_l[LOCAL], votes_l[LOCAL], suspects_l[2 * LOCAL];
-    Scratch s = {key_objs_l, values_l, found_l, kept_l, clusters_l, votes_id_l, votes_l, winners_l, suspects_l,
-                 counts_l};
+    Known known_l[4 * LOCAL];
+    Scratch s = {key_objs_l, values_l,  found_l, kept_l, clusters_l, votes_id_l, votes_l, winners_l, suspects_l,
+                 counts_l,   known_l,   0,       4 * (m > LOCAL ? m : LOCAL)};
     void *heap = NULL;
     PyObject *result = NULL;
     Py_ssize_t j, made = 0;
     if (m > LOCAL) {
         size_t per = 2 * (sizeof(PyObject *) + 2 * sizeof(uint64_t) + 1 + sizeof(Py_ssize_t)) +
-                     3 * sizeof(uint64_t) + 2 * sizeof(Py_ssize_t);
+                     3 * sizeof(uint64_t) + 2 * sizeof(Py_ssize_t) + 4 * sizeof(Known);
         char *p = heap = PyMem_Malloc(per * (size_t)m);
         if (heap == NULL) return PyErr_NoMemory();
+        s.known = (Known *)p, p += sizeof(Known) * 4 * m;
         s.key_objs = (PyObject **)p, p += sizeof(PyObject *) * 2 * m;
         s.values = (uint64_t *)p, p += sizeof(uint64_t) * 2 * m;
         s.counts = (uint64_t *)p, p += sizeof(uint64_t) * 2 * m;
@@ -292,16 +335,19 @@ static PyObject *assign_keys(const Tables *t, const uint64_t *keys, const Py_ssi
     for (made = 0; made < 2 * m; made++) {
         s.key_objs[made] = PyLong_FromUnsignedLongLong(keys[made]);
         if (s.key_objs[made] == NULL) goto done;
-        int rc = dict_get(t->fp, s.key_objs[made], &s.values[made]);
+        PyObject *value_obj;
+        int rc = dict_get_obj(t->fp, s.key_objs[made], &s.values[made], &value_obj);
         if (rc < 0) {
             made++;
             goto done;
         }
         s.found[made] = (unsigned char)rc;
+        if (rc) remember(&s, s.values[made], value_obj);
     }
     result = decide(t, &s, m, positions);
 done:
     for (j = 0; j < made; j++) Py_XDECREF(s.key_objs[j]);
+    for (j = 0; j < s.n_known; j++) Py_DECREF(s.known[j].obj);
     PyMem_Free(heap);
     return result;
 }
