@@ -178,6 +178,12 @@ class NSHash(Index):
         # knows, no sentence long enough) to the Python path.
         return self.store.transaction(lambda view: assigner(doc) or self._assign(view, self._features(doc)))
 
+    @property
+    def cheap_fingerprints(self) -> bool:
+        # The C accelerator keys a page in less time than pickling it to a worker
+        # and its keys back takes (benchmarks/results/batch_workers.md).
+        return self._accelerated
+
     # -- fingerprints ---------------------------------------------------------------
     def sentences(self, doc: str | bytes) -> list[str]:
         """The normalised sentences that may be fingerprinted, longest first (``n + extra`` at most)."""

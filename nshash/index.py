@@ -45,6 +45,14 @@ class Index:
     #: Attributes that hold on to the store (left behind when fingerprints are computed elsewhere).
     store_bound: ClassVar[tuple[str, ...]] = ()
 
+    @property
+    def cheap_fingerprints(self) -> bool:
+        """Whether a document is keyed faster here than it can be sent to a worker process.
+
+        :meth:`get_similar_many` then ignores ``workers`` (the ids are the same either way).
+        """
+        return False
+
     def __init__(
         self,
         name: str | os.PathLike[str] | None,
@@ -109,8 +117,9 @@ class Index:
     def get_similar_many(self, docs: Iterable[str | bytes], workers: int = 1, progress: bool = False) -> list[int]:
         """Final cluster ids of many documents, in order: a ``get_similar`` loop, then ``resolve_many``.
 
-        ``workers > 1`` computes fingerprints in that many processes (same ids);
-        ``progress`` shows a bar on stderr.  See :func:`nshash.many.get_similar_many`.
+        ``workers > 1`` computes fingerprints in that many processes (same ids),
+        unless :attr:`cheap_fingerprints`; ``progress`` shows a bar on stderr.
+        See :func:`nshash.many.get_similar_many`.
 
         >>> import nshash
         >>> text = "Same long sentence here. And more."

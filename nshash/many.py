@@ -69,7 +69,10 @@ def get_similar_many(
     Args:
         index: the index documents are added to.
         docs: ``str``/``bytes`` documents; any iterable, read lazily.
-        workers: processes computing fingerprints; ``1`` computes them here.
+        workers: processes computing fingerprints; ``1`` computes them here, and
+            so does an index with :attr:`~nshash.Index.cheap_fingerprints`
+            (NSHash with its C accelerator), which would only lose time sending
+            documents to workers.
         progress: show a progress bar on stderr (needs ``nshash[progress]``).
         chunk_size: documents per unit of work sent to a worker.
 
@@ -93,7 +96,7 @@ def get_similar_many(
     if progress:
         _tqdm()  # fail now, not after the first chunk, when tqdm is missing
     total = len(docs) if isinstance(docs, Sized) else None
-    if workers == 1:
+    if workers == 1 or index.cheap_fingerprints:
         fingerprint = partial(_fingerprint, index._features, index.errors)
         batches = _serial(fingerprint, _chunks(docs, chunk_size))
     else:

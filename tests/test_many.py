@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import nshash
+import nshash.many as many_module
 from nshash.many import document_counts, get_similar_many
 from tests.conftest import open_store_kind
 
@@ -85,6 +86,13 @@ def test_continues_an_index_that_already_holds_documents() -> None:
     assert loop_ids(loop, docs[20:]) == many.get_similar_many(docs[20:], workers=2)
 
 
+def pooled() -> nshash.NSHash:
+    """An index whose fingerprints are computed by the workers (no C accelerator for md5)."""
+    nsh = nshash.NSHash(hashfunc="md5")
+    assert not nsh.cheap_fingerprints
+    return nsh
+
+
 def test_ids_are_final_after_a_merge() -> None:
     # Find a corpus in which a later document merges two earlier clusters
     # (which documents do that is the algorithm's business, not this test's).
@@ -100,14 +108,30 @@ def test_ids_are_final_after_a_merge() -> None:
         pytest.skip("the algorithm merged no clusters in 300 random corpora")
     assert nshash.NSHash().get_similar_many(docs) == final
     assert get_similar_many(nshash.NSHash(), docs, workers=2, chunk_size=3) == final
+    assert get_similar_many(pooled(), docs, workers=2, chunk_size=3) == loop_ids(pooled(), docs)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(docs=documents, chunk_size=st.integers(1, 9))
 def test_two_workers_give_the_ids_of_one(docs: list[str], chunk_size: int) -> None:
-    serial = get_similar_many(nshash.NSHash(), docs, workers=1, chunk_size=chunk_size)
-    parallel = get_similar_many(nshash.NSHash(), iter(docs), workers=2, chunk_size=chunk_size)
-    assert parallel == serial == loop_ids(nshash.NSHash(), docs)
+    serial = get_similar_many(pooled(), docs, workers=1, chunk_size=chunk_size)
+    parallel = get_similar_many(pooled(), iter(docs), workers=2, chunk_size=chunk_size)
+    assert parallel == serial == loop_ids(pooled(), docs)
+
+
+def test_cheap_fingerprints_are_computed_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    nsh = nshash.NSHash()
+    if not nsh.cheap_fingerprints:
+        pytest.skip("C accelerator not built")
+
+    def no_pool(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a process pool was started")
+
+    monkeypatch.setattr(many_module, "ProcessPoolExecutor", no_pool)
+    docs = corpus(30)
+    assert get_similar_many(nsh, docs, workers=2) == loop_ids(nshash.NSHash(), docs)
+    with pytest.raises(AssertionError, match="process pool"):
+        get_similar_many(pooled(), docs, workers=2)
 
 
 def test_workers_with_non_default_options_and_md5() -> None:
@@ -120,9 +144,9 @@ def test_workers_with_non_default_options_and_md5() -> None:
 
 def test_workers_do_not_need_the_store(tmp_path: Path) -> None:
     # A LevelDB store is locked by this process: a worker opening it would fail.
-    with nshash.NSHash(tmp_path / "news", hashdb="leveldb") as nsh:
+    with nshash.NSHash(tmp_path / "news", hashdb="leveldb", hashfunc="md5") as nsh:
         ids = nsh.get_similar_many(corpus(20), workers=2)
-    with nshash.NSHash(tmp_path / "other", hashdb="leveldb") as nsh:
+    with nshash.NSHash(tmp_path / "other", hashdb="leveldb", hashfunc="md5") as nsh:
         assert ids == loop_ids(nsh, corpus(20))
 
 
@@ -151,7 +175,7 @@ def test_a_stream_is_read_only_a_few_chunks_ahead(workers: int) -> None:
             yield doc
 
     store = CountingStore(pulled)
-    ids = get_similar_many(nshash.NSHash(hashdb=store), stream(), workers=workers, chunk_size=10)
+    ids = get_similar_many(nshash.NSHash(hashdb=store, hashfunc="md5"), stream(), workers=workers, chunk_size=10)
     assert len(ids) == 400
     # Read ahead: the chunk being assigned; with workers, up to 2 * workers more.
     assert store.ahead <= (1 if workers == 1 else 2 * workers + 1) * 10
@@ -169,12 +193,12 @@ def test_a_bad_document_stops_after_the_ones_before_it(
 ) -> None:
     docs: list[Any] = corpus(25)
     docs[17] = bad
-    nsh = nshash.NSHash()
+    nsh = pooled()
     with pytest.raises(error, match="document 17"):
         get_similar_many(nsh, iter(docs) if stream else docs, workers=workers, chunk_size=4)
     counts = document_counts(nsh.store)
     assert counts is not None and counts["documents"] == 17
-    reference = nshash.NSHash()
+    reference = pooled()
     loop_ids(reference, docs[:17])
     assert nsh.get_similar(docs[20]) == reference.get_similar(docs[20])
 
@@ -182,8 +206,8 @@ def test_a_bad_document_stops_after_the_ones_before_it(
 def test_errors_replace_decodes_bad_bytes_in_workers_too() -> None:
     docs: list[Any] = [b"\xff" + SENTENCES[0].encode(), b"\xfe\n" + SENTENCES[0].encode(), SENTENCES[0]]
     docs += [bytearray(b"\xfd\n" + SENTENCES[1].encode()), memoryview(SENTENCES[1].encode())]
-    ids = nshash.NSHash(errors="replace").get_similar_many(docs, workers=2)
-    assert ids == loop_ids(nshash.NSHash(errors="replace"), docs)
+    ids = nshash.NSHash(errors="replace", hashfunc="md5").get_similar_many(docs, workers=2)
+    assert ids == loop_ids(nshash.NSHash(errors="replace", hashfunc="md5"), docs)
     assert ids[1] == ids[2]  # the bad byte on its own line changes no sentence
 
 
