@@ -18,46 +18,29 @@
 #include "_html.h"
 
 /* KEEP must be 0: the scan adds (class == KEEP) to the output length.
- * MARKUP ('<', '&') is kept, or stops a scan that must strip HTML first. */
+ * MARKUP ('<', '&') is kept, or read as strip_html leaves it (_html.h). */
 enum { KEEP = 0, NOISE = 1, DELIM = 2, DOT = 3, MARKUP = 4 };
 
 /*
- * Character classes as a two-level table: the high byte of a BMP code point
- * picks a 256-entry page, the low byte the class.  Only five pages hold
- * anything but KEEP, so the table stays in L1 cache and the scan has no
- * branch per character (mixed CJK/ASCII text defeats branch prediction).
+ * The class of every BMP code point: one load per character and no branch
+ * (mixed CJK/ASCII text defeats branch prediction).  64 KiB, of which a
+ * page of text touches a few lines; code points above the BMP are KEEP.
  */
-enum { PAGE_KEEP, PAGE_00, PAGE_20, PAGE_30, PAGE_FE, PAGE_FF, N_PAGES };
-static unsigned char class_pages[N_PAGES][256];
-static unsigned char page_of[256];
 static unsigned char bmp_class[65536];
-
-static void set_class(Py_UCS4 c, unsigned char cls) {
-    int page = c < 0x100 ? PAGE_00 : c < 0x2100 ? PAGE_20 : c < 0x3100 ? PAGE_30 : c < 0xFF00 ? PAGE_FE : PAGE_FF;
-    class_pages[page][c & 0xFF] = cls;
-}
 
 static void init_classes(void) {
     static const Py_UCS4 delims[] = {'\n', '\r', '!', '?', ';', 0x3002, 0xFF01, 0xFF1F, 0xFF1B, 0xFF61, 0xFF0E};
     static const Py_UCS4 noise[] = {' ', '\t', ',', ':', '"', '\'', '(', ')', 0x3000, 0xA0, 0x200B, 0xFEFF,
                                     0xFF0C, 0x3001, 0xFF1A, 0x201C, 0x201D, 0x2018, 0x2019, 0xFF08, 0xFF09};
     size_t i;
-    memset(class_pages, KEEP, sizeof class_pages);
-    memset(page_of, PAGE_KEEP, sizeof page_of);
-    page_of[0x00] = PAGE_00;
-    page_of[0x20] = PAGE_20;
-    page_of[0x30] = PAGE_30;
-    page_of[0xFE] = PAGE_FE;
-    page_of[0xFF] = PAGE_FF;
-    for (i = 0; i < sizeof delims / sizeof *delims; i++) set_class(delims[i], DELIM);
-    for (i = 0; i < sizeof noise / sizeof *noise; i++) set_class(noise[i], NOISE);
-    set_class('.', DOT);
-    set_class('<', MARKUP);
-    set_class('&', MARKUP);
-    for (i = 0; i < 65536; i++) bmp_class[i] = class_pages[page_of[i >> 8]][i & 0xFF];
+    memset(bmp_class, KEEP, sizeof bmp_class);
+    for (i = 0; i < sizeof delims / sizeof *delims; i++) bmp_class[delims[i]] = DELIM;
+    for (i = 0; i < sizeof noise / sizeof *noise; i++) bmp_class[noise[i]] = NOISE;
+    bmp_class['.'] = DOT;
+    bmp_class['<'] = MARKUP;
+    bmp_class['&'] = MARKUP;
 }
 
-#define CLASS_BMP(c) (class_pages[page_of[(c) >> 8]][(c) & 0xFF])
 /* ASCII-only lower-casing, as nshash.text.ascii_lower: the same on every platform. */
 #define ASCII_LOWER(c) ((c) + ((Py_UCS4)((c) - 'A') < 26u ? 32u : 0u))
 
@@ -117,7 +100,7 @@ static int push_piece(Pieces *p, Py_ssize_t start, Py_ssize_t length, Py_ssize_t
                     int found = html ? markup_at(t, i, &next, &c) : MARKUP_STAYS;                          \
                     if (found == DECLINE) return DECLINE;                                                  \
                     if (found == MARKUP_STAYS) out++;                                                      \
-                    if (found == MARKUP_CHAR && CLASS_UCS1(c) != NOISE) cps[out++] = c; /* not markup now */ \
+                    if (found == MARKUP_CHAR && CLASS_BMP(c) != NOISE) cps[out++] = c; /* not markup now */  \
                     if (found != MARKUP_STAYS) i = next - 1;                                               \
                     if (found != MARKUP_BREAK) continue;                                                   \
                 } else if (cls == DOT) {                                                                   \
@@ -140,12 +123,11 @@ static int push_piece(Pieces *p, Py_ssize_t start, Py_ssize_t length, Py_ssize_t
         return 0;                                                                                          \
     }
 
-#define CLASS_UCS1(c) (class_pages[PAGE_00][(c)])
-#define CLASS_UCS4(c) ((c) < 0x10000 ? bmp_class[(c)] : KEEP)
-DEFINE_SCAN(scan_ucs1, Py_UCS1, CLASS_UCS1)
-#define CLASS_UCS2(c) (bmp_class[(c)])
-DEFINE_SCAN(scan_ucs2, Py_UCS2, CLASS_UCS2)
-DEFINE_SCAN(scan_ucs4, Py_UCS4, CLASS_UCS4)
+#define CLASS_BMP(c) (bmp_class[(c)])
+#define CLASS_ANY(c) ((c) < 0x10000 ? bmp_class[(c)] : KEEP)
+DEFINE_SCAN(scan_ucs1, Py_UCS1, CLASS_BMP)
+DEFINE_SCAN(scan_ucs2, Py_UCS2, CLASS_BMP)
+DEFINE_SCAN(scan_ucs4, Py_UCS4, CLASS_ANY)
 
 static int by_length_desc(const void *a, const void *b) {
     const Piece *x = (const Piece *)a, *y = (const Piece *)b;
