@@ -2,10 +2,11 @@
  * nshash/_assign.h: NSHash._assign in C, for a store whose tables are dicts
  * of this process (HashDB.local_tables(): the memory store).
  *
- * It reads and writes the same dicts, in the same order, with the same
- * values as the Python method, which is the specification;
- * tests/test_speedups.py runs both on the same document streams and compares
- * every id and every table.  The caller holds the store's transaction.
+ * It leaves the dicts exactly as the Python method does (the same entries,
+ * sharing the same id objects), and returns the same ids; the Python is the
+ * specification, and tests/test_speedups.py runs both on the same document
+ * streams and compares every id and every table.  The caller holds the
+ * store's transaction.
  * Included by _speedups.c only.
  */
 #ifndef NSHASH_ASSIGN_H
