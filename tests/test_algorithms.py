@@ -8,11 +8,18 @@ from pathlib import Path
 import pytest
 
 import nshash
-from tests.conftest import StoreFactory
+from tests.conftest import PERSISTENT_KINDS, StoreFactory
 from tests.test_nshash import ENGLISH
+from tests.test_simhash import english_article, reprint
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sample.jsonl"
 ALGORITHMS = [nshash.NSHash, nshash.SimHash, nshash.Shingles]
+# Each algorithm's options that change its fingerprints: reopening with one refuses.
+OTHER_OPTIONS: dict[type[nshash.Index], list[dict[str, object]]] = {
+    nshash.NSHash: [{"n": 3}, {"anchor": 0}, {"hashfunc": "md5"}, {"split": "design"}, {"min_match": 1}],
+    nshash.SimHash: [{"k": 4}, {"ngram": 2}, {"features": "words"}, {"weights": "binary"}, {"blocks": 5}],
+    nshash.Shingles: [{"w": 4}, {"threshold": 0.8}, {"num_perm": 128}, {"seed": 2}, {"bands": 12}],
+}
 
 
 @pytest.fixture(scope="module")
@@ -84,3 +91,24 @@ def test_reopen_by_name(algorithm: type[nshash.Index], hashdb: str, tmp_path: Pa
     with algorithm(name, hashdb=hashdb) as index:
         assert index.get_similar(ENGLISH.upper()) == first
         assert index.stats()["options"]["algorithm"] == algorithm.algorithm
+
+
+def test_reopen_continues_and_refuses_other_options(
+    algorithm: type[nshash.Index], make_store: StoreFactory, store_kind: str
+) -> None:
+    if store_kind not in PERSISTENT_KINDS:
+        pytest.skip("not persistent")
+    docs = [english_article(seed, sentences=30) for seed in range(3)]
+    with make_store() as store:
+        first = [algorithm(hashdb=store).get_similar(doc) for doc in docs]
+    with make_store() as store:
+        index = algorithm(hashdb=store)
+        assert [index.get_similar(reprint(doc, 1)) for doc in docs] == first
+        assert index.get_similar(english_article(99)) == 4
+    for other in OTHER_OPTIONS[algorithm]:
+        with make_store() as store, pytest.raises(nshash.OptionsMismatchError, match="other options"):
+            algorithm(hashdb=store, **other)
+    for other_algorithm in ALGORITHMS:
+        if other_algorithm is not algorithm:
+            with make_store() as store, pytest.raises(nshash.OptionsMismatchError, match="algorithm"):
+                other_algorithm(hashdb=store)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import nshash
 from nshash.features import _BASE, canonical, mix64, ngram_hashes, span_hashes, unit_hashes
 from nshash.shingles import choose_bands
-from tests.conftest import PERSISTENT_KINDS, StoreFactory
+from tests.conftest import StoreFactory
 from tests.test_nshash import ARTICLE, ENGLISH
 from tests.test_simhash import chinese_article, english_article, reprint
 
@@ -188,23 +188,6 @@ def test_clusters_merge_through_a_document_like_both(make_store: StoreFactory) -
     assert min(sh.similarity(both, left), sh.similarity(both, right)) > 0.6  # about 2/3 each
     assert sh.get_similar(both) == 1
     assert sh.resolve(2) == 1
-
-
-def test_reopen_continues_and_refuses_other_options(make_store: StoreFactory, store_kind: str) -> None:
-    if store_kind not in PERSISTENT_KINDS:
-        pytest.skip("not persistent")
-    docs = [english_article(seed) for seed in range(3)]
-    with make_store() as store:
-        first = [nshash.Shingles(hashdb=store).get_similar(doc) for doc in docs]
-    with make_store() as store:
-        sh = nshash.Shingles(hashdb=store)
-        assert [sh.get_similar(reprint(doc, 1)) for doc in docs] == first
-        assert sh.get_similar(english_article(99)) == 4
-    for other in ({"w": 4}, {"threshold": 0.8}, {"num_perm": 128}, {"seed": 2}, {"bands": 12}):
-        with make_store() as store, pytest.raises(nshash.OptionsMismatchError, match="other options"):
-            nshash.Shingles(hashdb=store, **other)  # type: ignore[arg-type]
-    with make_store() as store, pytest.raises(nshash.OptionsMismatchError, match="algorithm"):
-        nshash.SimHash(hashdb=store)
 
 
 # -- arguments ----------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import nshash
 from nshash.features import canonical, char_ngram_hashes, ngram_hashes, unit_hashes
 from nshash.simhash import block_masks, hamming_distance
-from tests.conftest import PERSISTENT_KINDS, StoreFactory
+from tests.conftest import StoreFactory
 from tests.test_nshash import ARTICLE, ENGLISH
 
 _SYLLABLES = [c + v for c in "bcdfghklmnprstvwz" for v in ("a", "e", "i", "o", "u", "ai", "ou")]
@@ -174,23 +174,6 @@ def test_documents_without_words_have_no_fingerprint(sh: nshash.SimHash) -> None
     assert sh.fingerprint(" ,. ") is None
     sh.get_similar("!!")
     assert sh.stats()["fingerprints"] == 0
-
-
-def test_reopen_continues_and_refuses_other_options(make_store: StoreFactory, store_kind: str) -> None:
-    if store_kind not in PERSISTENT_KINDS:
-        pytest.skip("not persistent")
-    docs = [english_article(seed, sentences=30) for seed in range(3)]
-    with make_store() as store:
-        first = [nshash.SimHash(hashdb=store).get_similar(doc) for doc in docs]
-    with make_store() as store:
-        sh = nshash.SimHash(hashdb=store)
-        assert [sh.get_similar(reprint(doc, 1)) for doc in docs] == first
-        assert sh.get_similar(english_article(99)) == 4
-    for other in ({"k": 4}, {"ngram": 2}, {"features": "words"}, {"weights": "binary"}, {"blocks": 5}):
-        with make_store() as store, pytest.raises(nshash.OptionsMismatchError, match="other options"):
-            nshash.SimHash(hashdb=store, **other)  # type: ignore[arg-type]
-    with make_store() as store, pytest.raises(nshash.OptionsMismatchError, match="algorithm"):
-        nshash.Shingles(hashdb=store)
 
 
 # -- tf-idf ---------------------------------------------------------------------------------
