@@ -10,6 +10,7 @@ it too, so code written against the built-ins keeps working.
     ├── DocumentTypeError      (also TypeError)   a document that is not str/bytes
     ├── DocumentDecodeError    (also ValueError)  bytes that are not valid UTF-8
     ├── MissingDependencyError (also ImportError) an optional extra is not installed
+    ├── OptionError            (also ValueError)  an option out of its documented range
     └── StoreError                                 anything about a HashDB
         ├── StoreClosedError                       used after close()
         ├── StoreCorruptError                      unreadable, corrupt or foreign data
@@ -35,6 +36,10 @@ class DocumentDecodeError(NSHashError, ValueError):
 
 class MissingDependencyError(NSHashError, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
+
+
+class OptionError(NSHashError, ValueError):
+    """An algorithm option has the wrong type or lies outside its documented range."""
 
 
 class StoreError(NSHashError):

@@ -91,6 +91,12 @@ class Index:
             stored = json.loads(raw)
         except ValueError as exc:
             raise StoreCorruptError(f"{self.store.describe()} has unreadable options {raw!r}") from exc
+        if stored.get("algorithm") == self.algorithm and stored.get("version") != self.options.get("version"):
+            raise OptionsMismatchError(
+                f"{self.store.describe()} was built by an older nshash (options version {stored.get('version')}, "
+                f"this one is {self.options.get('version')}): its keys and decisions cannot be continued; "
+                "rebuild it by feeding the documents again into a new store (another name)"
+            )
         if stored != self.options:
             keys = sorted(set(stored) | set(self.options))
             diff = ", ".join(

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
+from importlib import resources
 from typing import Final
 
 from nshash.errors import DocumentDecodeError, DocumentTypeError
@@ -36,10 +38,24 @@ _DELIMS: Final = {"default": _DEFAULT_DELIMS, "design": _DESIGN_DELIMS, "origina
 # full-width form.  Deleting them makes a fingerprint blind to those edits.
 # Each character costs a scan of the document, so the list stays short
 # (rarer marks such as 《》 or — are kept: reprints seldom touch them).
-_NOISE: Final = " \t\u3000\xa0\u200b\ufeff,，、;；:：\"'“”‘’()（）."
+NOISE: Final = " \t\u3000\xa0\u200b\ufeff,，、;；:：\"'“”‘’()（）."
+
+#: CJK scripts (ideographs, kana, hangul, their punctuation and full-width forms).
+CJK_RANGES: Final = ((0x2E80, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF), (0x20000, 0x3FFFF))
+_CJK_CLASS: Final = "".join(f"{chr(low)}-{chr(high)}" for low, high in CJK_RANGES)
+_CJK_RE: Final = re.compile(f"[{_CJK_CLASS}]")
+# A '.' right after CJK text ends a sentence (reprints swap '。' for '.').
+_CJK_DOT_RE: Final = re.compile(f"(?<=[{_CJK_CLASS}])\\.")
 
 _BLOCK_TAGS: Final = (
     "p|br|div|li|ul|ol|tr|td|th|table|h[1-6]|section|article|header|footer|nav|blockquote|pre|hr|dd|dt|dl|title"
+)
+#: Elements whose content is never visible text (code, styles, embedded
+#: documents): their insides would otherwise be a page's longest "sentences".
+HIDDEN_TAGS: Final = ("script", "style", "noscript", "template", "svg", "iframe")
+_HIDDEN_RE: Final = re.compile(
+    rf"<!--.*?(?:-->|$)|<\s*({'|'.join(HIDDEN_TAGS)})(?![a-zA-Z0-9])[^>]*>.*?(?:<\s*/\s*\1\s*>|$)",
+    re.IGNORECASE | re.DOTALL,
 )
 # Block-level tags end a line in the rendered page; inline ones do not.  Two
 # plain substitutions: a Python callback per tag measured 3x slower.
@@ -54,11 +70,13 @@ _ENTITY_RE: Final = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-
 def strip_html(text: str) -> str:
     """Remove HTML tags and decode entities left in scraped text.
 
-    >>> strip_html("<p>A&amp;B</p><b>C</b>&nbsp;&#169;")
-    '\\nA&B\\nC ©'
+    The contents of :data:`HIDDEN_TAGS` elements and comments go too.
+
+    >>> strip_html("<p>A&amp;B</p><b>C</b>&nbsp;&#169;<script>var x = 1;</script>")
+    '\\nA&B\\nC ©\\n'
     """
     if "<" in text:
-        text = _TAG_RE.sub("", _BLOCK_TAG_RE.sub("\n", text))
+        text = _TAG_RE.sub("", _BLOCK_TAG_RE.sub("\n", _HIDDEN_RE.sub("\n", text)))
     if "&" in text:
         for entity, char in _COMMON_ENTITIES:
             if entity in text:
@@ -68,10 +86,11 @@ def strip_html(text: str) -> str:
     return text
 
 
-def split_sentences(text: str, split: str = "default", normalize: bool = True) -> list[str]:
+def split_sentences(text: str, split: str = "default", normalize: bool = True, markup: bool = True) -> list[str]:
     """Split ``text`` into sentences, normalised for hashing when ``normalize``.
 
-    Normalisation removes HTML remnants, whitespace and width-variant
+    Normalisation removes HTML remnants (unless ``markup=False``: the
+    caller stripped them already), whitespace and width-variant
     punctuation (so ``，`` vs ``,`` does not matter).  Empty pieces are kept
     (callers filter by length anyway); letter case is kept (see
     :func:`longest_sentences`).
@@ -79,16 +98,30 @@ def split_sentences(text: str, split: str = "default", normalize: bool = True) -
     >>> split_sentences("Hello, World! 你好，世界。")
     ['HelloWorld', '你好世界', '']
     """
-    if normalize:
+    if normalize and markup:
         text = strip_html(text)
+    if split == "default" and "." in text and not text.isascii():
+        text = _CJK_DOT_RE.sub("\n", text)
     for delim in _DELIMS[split]:
         if delim in text:
             text = text.replace(delim, "\n")
     if normalize:
-        for char in _NOISE:
+        for char in NOISE:
             if char in text:
                 text = text.replace(char, "")
     return text.split("\n")
+
+
+def normalize_line(line: str) -> str:
+    """A line as sentences are normalised: noise characters removed, ASCII lower-cased.
+
+    >>> normalize_line("Hello, World!")
+    'helloworld!'
+    """
+    for char in NOISE:
+        if char in line:
+            line = line.replace(char, "")
+    return ascii_lower(line)
 
 
 def longest_sentences(text: str, k: int, min_len: int, split: str = "default", normalize: bool = True) -> list[str]:
@@ -168,3 +201,116 @@ def coerce_document(doc: object, errors: str = "strict") -> str:
                 "decode it yourself or pass errors='replace'"
             ) from exc
     raise DocumentTypeError(f"a document must be str or bytes, not {type(doc).__name__}")
+
+
+# -- page chrome and line wrapping -----------------------------------------------------
+#: Pages with fewer non-empty lines than this are left as they are: an article
+#: text has few lines, a whole page (menus, footers, link lists) has many.
+CHROME_MIN_LINES: Final = 40
+#: A line shorter than this (CJK characters count twice) is a menu item, a
+#: button or a caption on a whole page.
+CHROME_SHORT: Final = 20
+#: A line cut into this many segments by separators is a menu or a breadcrumb.
+CHROME_SEGMENTS: Final = 4
+#: A run of this many lines without a sentence end is a link list.
+CHROME_RUN: Final = 3
+#: A line at least this long (weighted) that ends without a sentence end
+#: continues on the next line (hard wrapping).
+WRAP_MIN: Final = 40
+#: What is kept must be at least this share of the page (weighted), or the page is kept whole.
+CHROME_KEEP: Final = 0.2
+
+_SEPARATOR_RE: Final = re.compile(r"\s[|·•»›>/\\-]\s|[|｜·•»›]")
+_SENTENCE_ENDS: Final = frozenset(".!?。！？…\"”’'）)」』]】;；:：")
+
+
+def _weight(line: str) -> int:
+    """Length with CJK characters counted twice (they carry about twice the information)."""
+    if line.isascii():
+        return len(line)
+    return len(line) + len(_CJK_RE.findall(line))
+
+
+def _continues(line: str, following: str) -> bool:
+    """Whether ``line`` was wrapped and its sentence goes on in ``following``."""
+    if line[-1] in _SENTENCE_ENDS or _weight(line) < WRAP_MIN:
+        return False
+    first = following[0]
+    return first.islower() or first.isdigit() or bool(_CJK_RE.match(first) and _CJK_RE.match(line[-1]))
+
+
+def drop_chrome(text: str) -> str:
+    """Remove a whole page's chrome lines and join hard-wrapped lines.
+
+    On pages with at least :data:`CHROME_MIN_LINES` non-empty lines, drops short
+    lines, lines cut into :data:`CHROME_SEGMENTS` or more segments by
+    separators (menus, breadcrumbs) and runs of :data:`CHROME_RUN` or more lines
+    without a sentence end that are not a wrapped paragraph (link and headline
+    lists).  Keeps the page whole when too little would remain.  On every page,
+    a long line that ends mid-sentence is joined with the next one, so hard
+    wrapping does not cut sentences.
+
+    >>> drop_chrome("A line that was wrapped by the editor at forty\\ncharacters goes on here.")
+    'A line that was wrapped by the editor at forty characters goes on here.'
+    """
+    if "\n" not in text:
+        return text
+    lines = [line.strip() for line in text.split("\n")]
+    lines = [line for line in lines if line]
+    if len(lines) >= CHROME_MIN_LINES:
+        kept = _without_chrome(lines)
+        if sum(map(_weight, kept)) >= CHROME_KEEP * sum(map(_weight, lines)):
+            lines = kept
+    joined: list[str] = []
+    for line in lines:
+        if joined and _continues(joined[-1], line):
+            joined[-1] += " " + line
+        else:
+            joined.append(line)
+    return "\n".join(joined)
+
+
+def _without_chrome(lines: list[str]) -> list[str]:
+    weights = [_weight(line) for line in lines]
+    keep = [
+        weight >= CHROME_SHORT and len(_SEPARATOR_RE.findall(line)) + 1 < CHROME_SEGMENTS
+        for line, weight in zip(lines, weights)
+    ]
+    # Runs of lines without a sentence end: a link list, unless every line is
+    # long and the run closes a paragraph (hard wrapping).
+    start = 0
+    while start < len(lines):
+        end = start
+        while end < len(lines) and lines[end][-1] not in _SENTENCE_ENDS:
+            end += 1
+        if end - start >= CHROME_RUN:
+            wrapped = end < len(lines) and all(weights[i] >= WRAP_MIN for i in range(start, end))
+            if not wrapped:
+                keep[start:end] = [False] * (end - start)
+        start = end + 1
+    return [line for line, kept in zip(lines, keep) if kept]
+
+
+# -- traditional -> simplified Chinese ------------------------------------------------
+@lru_cache(maxsize=1)
+def t2s_table() -> dict[int, int]:
+    """The traditional -> simplified character pairs (OpenCC's one-to-one pairs; see ``nshash/data/NOTICE``)."""
+    data = resources.files("nshash") / "data" / "t2s.txt"
+    pairs = data.read_text(encoding="utf-8").split()
+    return {ord(pair[0]): ord(pair[1]) for pair in pairs}
+
+
+@lru_cache(maxsize=1)
+def _traditional_re() -> re.Pattern[str]:
+    return re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(t2s_table())) + "]")
+
+
+def fold_traditional(text: str) -> str:
+    """Fold traditional Chinese characters to their simplified forms.
+
+    >>> fold_traditional("這是繁體中文")
+    '这是繁体中文'
+    """
+    if text.isascii() or _traditional_re().search(text) is None:
+        return text
+    return text.translate(t2s_table())

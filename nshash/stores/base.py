@@ -23,8 +23,9 @@ T = TypeVar("T")
 
 #: Tables the algorithms use; a store must accept exactly these names.
 #: ``bkt``/``slot`` hold SimHash's and Shingles' candidate buckets
-#: (:mod:`nshash.buckets`), ``sig`` the words of Shingles' signatures.
-TABLES: Final = ("fp", "parent", "stat", "bkt", "slot", "sig")
+#: (:mod:`nshash.buckets`), ``sig`` the words of Shingles' signatures,
+#: ``sketch`` NSHash's verification sketches (:mod:`nshash.sketch`).
+TABLES: Final = ("fp", "parent", "stat", "bkt", "slot", "sig", "sketch")
 
 
 class HashDB(ABC):

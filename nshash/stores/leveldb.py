@@ -15,7 +15,7 @@ T = TypeVar("T")
 
 # One byte per table in front of an 8-byte big-endian key keeps each table a
 # contiguous key range (cheap to count) and never mixes with metadata.
-_PREFIX = {"fp": b"f", "parent": b"p", "stat": b"s", "bkt": b"b", "slot": b"o", "sig": b"g"}
+_PREFIX = {"fp": b"f", "parent": b"p", "stat": b"s", "bkt": b"b", "slot": b"o", "sig": b"g", "sketch": b"k"}
 _META = b"m"
 _NEXT_ID = _META + b"next_id"
 _KEY = struct.Struct(">Q")

@@ -1,0 +1,138 @@
+"""The decision rule: which cluster a document joins, and which clusters merge.
+
+One rule for every way of feeding documents: online ``get_similar``, batch
+``similar_ids``, Dask and the CLI all end here (the C accelerator implements
+the same function and is tested against it).
+
+1. **The same text again** (its whole-text key is stored) gets its cluster's
+   current id: ids are idempotent.
+2. **Candidates.**  Sentence keys point to earlier clusters; sentences found
+   to be boilerplate (:mod:`nshash.boilerplate`) do not count.  The clusters
+   most sentences point to are the candidates (at most ``MAX_CANDIDATES``).
+3. **Verification.**  A candidate is joined only when the whole texts agree:
+   the estimated containment of the smaller text in the larger one, between
+   the document's sketch and the sketch of one of the cluster's first
+   ``members`` documents, is at least ``verify``.  Reprints with other
+   headers, footers, titles, truncation and edits pass; templated sibling
+   pages and articles sharing a paragraph fail.
+4. **Join and merge.**  The document joins the verified candidate it agrees
+   with most; another verified candidate merges into it only when the two
+   clusters' own sketches also agree, so a page that quotes two articles
+   cannot chain them together.
+5. **Evidence.**  Keys that proposed a candidate that failed verification are
+   evidence of boilerplate; keys that led to a verified one are content.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, NamedTuple
+
+from nshash.boilerplate import BOILERPLATE, record_evidence, without_boilerplate
+from nshash.clusters import find_roots, merge
+from nshash.fingerprint import Features
+from nshash.options import Options
+from nshash.sketch import ENTRIES, Member, body_containment, entry_keys, from_entries, shared_chrome, to_entries
+
+FP: Final = "fp"
+SKETCH: Final = "sketch"
+#: Candidate clusters verified per document: the ones most sentences point to.
+MAX_CANDIDATES: Final = 4
+
+
+class Decision(NamedTuple):
+    """What the rule decided for one document."""
+
+    #: The cluster's canonical id at decision time.
+    similar_id: int
+    #: No earlier cluster matched: the document starts a cluster.
+    is_new: bool
+    #: Estimated containment between the document and the joined cluster (1.0 for the same text, 0.0 when new).
+    score: float
+    #: The earlier clusters (canonical ids) the document verified against.
+    matched: tuple[int, ...]
+
+
+def assign(view: Any, features: Features, options: Options) -> Decision:
+    """Decide ``features``' cluster and record it in ``view`` (a store or a transaction view)."""
+    if features.doc_key is None:  # empty: never matches anything, stores nothing
+        return Decision(int(view.allocate_id()), True, 0.0, ())
+    found = view.get_many(FP, [features.doc_key, *features.keys])
+    if found[0]:
+        root = find_roots(view, [found[0]])[found[0]]
+        return Decision(root, False, 1.0, (root,))
+    keys, values, positions = features.keys, found[1:], features.positions
+    if options.boilerplate and BOILERPLATE in values:
+        keys, values, positions = without_boilerplate(keys, values, positions)
+    if len(positions) > options.n:
+        keys, values, positions = keys[: 2 * options.n], values[: 2 * options.n], positions[: options.n]
+    # A sentence matches through its head or, when an edit spoiled that, its tail.
+    matches = [head or tail for head, tail in zip(values[0::2], values[1::2])]
+    votes: dict[int, int] = {}
+    for match in matches:
+        if match:
+            votes[match] = votes.get(match, 0) + 1
+    need = min(options.min_match, len(matches))
+    candidates = sorted((c for c in votes if votes[c] >= need), key=lambda c: (-votes[c], c))[:MAX_CANDIDATES]
+    sketches = load_members(view, candidates, options.members)
+    this = Member(features.sketch, tuple(features.edges), tuple(features.edge_grams))
+    scores = {c: best_score([this], sketches[c]) for c in candidates}
+    passed = [c for c in candidates if scores[c] >= options.verify]
+    if passed:
+        best = max(passed, key=lambda c: (scores[c], votes[c], -c))
+        roots = find_roots(view, passed)
+        joined = {roots[best]}
+        for other in passed:
+            if roots[other] not in joined and best_score(sketches[best], sketches[other]) >= options.verify:
+                joined.add(roots[other])
+        target = merge(view, joined)
+        decision = Decision(target, False, scores[best], tuple(sorted(joined)))
+    else:
+        target = int(view.allocate_id())
+        decision = Decision(target, True, 0.0, ())
+    writes = [(key, target) for key, value in zip(keys, values) if value is None]
+    writes.append((features.doc_key, target))
+    view.put_many(FP, writes)
+    _add_member(view, target, this, options.members, sketches.get(target))
+    if options.boilerplate and votes:
+        content = [key for key, value in zip(keys, values) if value in passed]
+        suspects = [key for key, value in zip(keys, values) if value and value in votes and value not in passed]
+        record_evidence(view, suspects, content, options.boilerplate_after)
+    return decision
+
+
+def best_score(these: list[Member], those: list[Member]) -> float:
+    """The highest containment between any member of ``these`` and any of ``those``,
+    a shared header and footer left out (:func:`nshash.sketch.shared_chrome`)."""
+    best = 0.0
+    for a in these:
+        for b in those:
+            shared = shared_chrome(a.edges, a.grams, b.edges)
+            best = max(best, body_containment(a.sketch, b.sketch, shared))
+    return best
+
+
+def load_members(view: Any, clusters: list[int], members: int) -> dict[int, list[Member]]:
+    """The stored members (sketch and edge lines) of each cluster's first ``members`` documents."""
+    if not clusters:
+        return {}
+    keys = [key for cluster in clusters for member in range(members) for key in entry_keys(cluster, member)]
+    entries = view.get_many(SKETCH, keys)
+    out: dict[int, list[Member]] = {}
+    for index, cluster in enumerate(clusters):
+        found = []
+        for member in range(members):
+            start = (index * members + member) * ENTRIES
+            value = from_entries(entries[start : start + ENTRIES])
+            if value is None:
+                break
+            found.append(value)
+        out[cluster] = found
+    return out
+
+
+def _add_member(view: Any, cluster: int, value: Member, members: int, known: list[Member] | None) -> None:
+    """Keep ``value`` as one of the cluster's first ``members`` documents, if there is room."""
+    if known is None:
+        known = load_members(view, [cluster], members)[cluster]
+    if len(known) < members:
+        view.put_many(SKETCH, list(zip(entry_keys(cluster, len(known)), to_entries(value))))

@@ -1,0 +1,183 @@
+"""What NSHash keeps of a document: sentence keys, a whole-text key and a sketch.
+
+:class:`Fingerprinter` is pure and picklable (options in, features out, no
+store), so worker processes and Dask partitions compute exactly what the
+online path computes.  The decision is :mod:`nshash.decide`'s.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from nshash.hashing import HashFunc, farmhash64
+from nshash.options import Options
+from nshash.sketch import EDGES, GRAM, Sketch, sketch
+from nshash.text import (
+    _CJK_RE,
+    ascii_lower,
+    drop_chrome,
+    fold_traditional,
+    normalize_line,
+    split_sentences,
+    strip_html,
+)
+
+#: A key blanked out because it is a page template (see ``_drop_template_keys``).
+NO_KEY = 0
+# Prefixed to tails before hashing so that a tail never equals a head.
+_TAIL_MARK = "\x01"
+# Prefixed to edge lines, so that their keys never equal a sentence's.
+_EDGE_MARK = "\x02"
+# Separates whole-document keys from sentence keys, so a short document can
+# never collide with a sentence of a longer one.
+_WHOLE_TEXT_PREFIX = "\x00doc:"
+
+
+class Features(NamedTuple):
+    """What the decision needs of a document, computed without the store."""
+
+    #: Two keys per candidate sentence, longest sentence first: head, tail.
+    keys: list[int]
+    #: Each candidate sentence's index among the document's pieces.
+    positions: list[int]
+    #: The key of the whole normalised text (``None`` for an empty document):
+    #: the same text always finds its cluster again through it.
+    doc_key: int | None
+    #: The sketch of the whole normalised text, for verification.
+    sketch: Sketch
+    #: Keys of the first ``EDGES`` lines, then of the last ``EDGES`` lines
+    #: (the last one last), 0 where the document has fewer: headers and
+    #: footers live there.
+    edges: list[int]
+    #: How many 5-grams each of those lines has.
+    edge_grams: list[int]
+
+
+class Fingerprinter:
+    """Options -> a document's :class:`Features`; pure, picklable when its hash function is.
+
+    >>> from nshash.options import Options
+    >>> f = Fingerprinter(Options())
+    >>> f.sentences("第一句话足够长，可以作为指纹。短句。")
+    ['第一句话足够长可以作为指纹']
+    """
+
+    def __init__(self, options: Options, hashfunc: HashFunc = farmhash64) -> None:
+        self.options = options
+        self._hash = hashfunc
+
+    def clean(self, text: str) -> str:
+        """The page's text as it is split: markup, chrome and wrapping removed, folded."""
+        opts = self.options
+        if opts.normalize:
+            text = strip_html(text)
+        if opts.chrome:
+            text = drop_chrome(text)
+        if opts.fold:
+            text = fold_traditional(text)
+        return text
+
+    def pieces(self, text: str) -> list[str]:
+        """The normalised pieces (sentences) of a raw document, in order."""
+        opts = self.options
+        return split_sentences(self.clean(text), opts.split, opts.normalize, markup=False)
+
+    def sentences(self, text: str) -> list[str]:
+        """The normalised sentences that may be keyed, longest first (``n + extra`` at most)."""
+        return self._ranked(self.pieces(text))[0]
+
+    def _ranked(self, pieces: list[str]) -> tuple[list[str], list[int]]:
+        opts = self.options
+        k, min_len = opts.n + opts.extra, opts.min_len
+        lengths = list(map(len, pieces))
+        chosen: list[str] = []
+        positions: list[int] = []
+        # sorted() is stable: equal lengths keep document order.
+        for index in sorted(range(len(pieces)), key=lengths.__getitem__, reverse=True):
+            if lengths[index] < min_len:
+                break
+            piece = ascii_lower(pieces[index]) if opts.normalize else pieces[index]
+            if piece not in chosen:  # a repeated line is one vote, not two
+                chosen.append(piece)
+                positions.append(index)
+                if len(chosen) == k:
+                    break
+        return chosen, positions
+
+    def features(self, text: str) -> Features:
+        """The keys, positions, whole-text key, sketch and edge lines of a (decoded) document."""
+        clean = self.clean(text)
+        pieces = split_sentences(clean, self.options.split, self.options.normalize, markup=False)
+        whole = "".join(pieces)
+        if self.options.normalize:
+            whole = ascii_lower(whole)
+        if not whole:
+            return Features([], [], None, sketch(""), [], [])
+        sentences, positions = self._ranked(pieces)
+        keys = self._keys(sentences)
+        if len(set(keys)) < len(keys):
+            keys, positions = _drop_template_keys(keys, positions)
+        edges, edge_grams = self._edges(clean)
+        return Features(keys, positions, self._hash(_WHOLE_TEXT_PREFIX + whole), sketch(whole), edges, edge_grams)
+
+    def _edges(self, clean: str) -> tuple[list[int], list[int]]:
+        """Keys and gram counts of the top and bottom lines: ``EDGES`` each, 0-padded."""
+        lines = [line for line in clean.split("\n") if line and not line.isspace()]
+        top = min(EDGES, (len(lines) + 1) // 2)
+        bottom = min(EDGES, len(lines) - top)
+        keys = [0] * (2 * EDGES)
+        grams = [0] * (2 * EDGES)
+        slots = [*range(top), *range(2 * EDGES - bottom, 2 * EDGES)]
+        for slot, line in zip(slots, [*lines[:top], *lines[len(lines) - bottom :]]):
+            normalised = normalize_line(line)
+            keys[slot] = self._hash(_EDGE_MARK + normalised) or 1
+            grams[slot] = max(0, len(normalised) - GRAM + 1)
+        return keys, grams
+
+    def _keys(self, sentences: list[str]) -> list[int]:
+        """Two keys per sentence, head then tail (a short sentence is its own head and tail).
+
+        Anchors are sized by script: a CJK character carries about as much as
+        a Latin word's worth of letters, so CJK sentences use ``anchor``
+        characters and others ``anchor_latin``.
+        """
+        opts = self.options
+        hash_ = self._hash
+        keys: list[int] = []
+        for sentence in sentences:
+            anchor = opts.anchor if _CJK_RE.search(sentence) else opts.anchor_latin
+            if anchor and len(sentence) >= 2 * anchor:
+                head, tail = sentence[:anchor], sentence[-anchor:]
+            else:
+                head = tail = sentence
+            keys.append(hash_(head))
+            # The mark keeps a tail from ever matching a head, so a key repeated
+            # within one document always means a template (see _drop_template_keys).
+            keys.append(hash_(_TAIL_MARK + tail))
+        return keys
+
+    def nshash(self, text: str) -> list[int]:
+        """The keys of the ``n`` longest sentences, deduplicated (what ``get_nshash`` returns)."""
+        keys = self.features(text).keys[: 2 * self.options.n]
+        return list(dict.fromkeys(keys))
+
+
+def _drop_template_keys(keys: list[int], positions: list[int]) -> tuple[list[int], list[int]]:
+    """Blank keys that two sentences of one page share (a template such as a
+    repeated "see section 12.1" ending says nothing about the page); drop
+    sentences left without a key."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+    for index in range(len(positions)):
+        for key in {keys[2 * index], keys[2 * index + 1]} - {NO_KEY}:
+            (shared if key in seen else seen).add(key)
+    out_keys: list[int] = []
+    out_positions: list[int] = []
+    for index, position in enumerate(positions):
+        head, tail = (key if key not in shared else NO_KEY for key in keys[2 * index : 2 * index + 2])
+        if head == NO_KEY and tail == NO_KEY:
+            continue
+        # A sentence with one good key uses it in both places.
+        out_keys.extend((head or tail, tail or head))
+        out_positions.append(position)
+    return out_keys, out_positions
