@@ -11,6 +11,7 @@ it too, so code written against the built-ins keeps working.
     ├── DocumentDecodeError    (also ValueError)  bytes that are not valid UTF-8
     ├── MissingDependencyError (also ImportError) an optional extra is not installed
     ├── OptionError            (also ValueError)  an option out of its documented range
+    │   └── UnknownOptionError (also TypeError)   an option name nshash does not know
     └── StoreError                                 anything about a HashDB
         ├── StoreClosedError                       used after close()
         ├── StoreCorruptError                      unreadable, corrupt or foreign data
@@ -40,6 +41,10 @@ class MissingDependencyError(NSHashError, ImportError):
 
 class OptionError(NSHashError, ValueError):
     """An algorithm option has the wrong type or lies outside its documented range."""
+
+
+class UnknownOptionError(OptionError, TypeError):
+    """An option name that the algorithm does not have."""
 
 
 class StoreError(NSHashError):

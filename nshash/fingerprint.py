@@ -130,7 +130,8 @@ class Fingerprinter:
         slots = [*range(top), *range(2 * EDGES - bottom, 2 * EDGES)]
         for slot, line in zip(slots, [*lines[:top], *lines[len(lines) - bottom :]]):
             normalised = normalize_line(line)
-            keys[slot] = self._hash(_EDGE_MARK + normalised) or 1
+            # 32 bits are kept with a cluster's members (never 0: 0 pads).
+            keys[slot] = (self._hash(_EDGE_MARK + normalised) & 0xFFFFFFFF) or 1
             grams[slot] = max(0, len(normalised) - GRAM + 1)
         return keys, grams
 

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, Final
 
-from nshash.errors import OptionError
+from nshash.errors import OptionError, UnknownOptionError
 from nshash.hashing import HashFunc, resolve_hashfunc
 from nshash.text import ORIGINAL_MIN_LEN, SPLITS
 
@@ -75,8 +75,8 @@ class Options:
     anchor_latin: int = 20
     fold: bool = True
     chrome: bool = True
-    verify: float = 0.6
-    members: int = 2
+    verify: float = 0.55
+    members: int = 3
     boilerplate: bool = True
     boilerplate_after: int = 2
 
@@ -106,7 +106,7 @@ class Options:
         """
         unknown = sorted(set(given) - set(OPTION_NAMES))
         if unknown:
-            raise OptionError(f"unknown option(s) {', '.join(unknown)}; options are {', '.join(OPTION_NAMES)}")
+            raise UnknownOptionError(f"unknown option(s) {', '.join(unknown)}; options are {', '.join(OPTION_NAMES)}")
         if given.get("min_len") is None:
             given["min_len"] = ORIGINAL_MIN_LEN if given.get("split") == "original" else 8
         name, func = resolve_hashfunc(hashfunc)

@@ -127,22 +127,14 @@ def shared_chrome(edges: Sequence[int], grams: Sequence[int], other: Sequence[in
     """Grams of the header and footer a document shares with another: 0 unless it shares both.
 
     ``edges`` (and their ``grams``) are a document's top and bottom line keys
-    (``EDGES`` each, 0-padded); ``other`` the other's.  The header is the run of
-    the document's top lines, from its first line, that the other has among
-    its top lines; the footer likewise from its last line.  Sharing only one of
-    them is what a copy that keeps a page's title or signature does.
+    (``EDGES`` each, 0-padded); ``other`` the other's.  The header is the
+    document's top lines that the other has among its top lines; the footer
+    likewise at the bottom.  Sharing only one of them is what a copy that
+    keeps a page's title or signature does.
     """
     top, bottom = set(other[:EDGES]) - {0}, set(other[EDGES:]) - {0}
-    head = 0
-    for key, count in zip(edges[:EDGES], grams[:EDGES]):
-        if key not in top:
-            break
-        head += count
-    foot = 0
-    for key, count in zip(reversed(edges[EDGES:]), reversed(grams[EDGES:])):
-        if key not in bottom:
-            break
-        foot += count
+    head = sum(count for key, count in zip(edges[:EDGES], grams[:EDGES]) if key in top)
+    foot = sum(count for key, count in zip(edges[EDGES:], grams[EDGES:]) if key in bottom)
     return head + foot if head and foot else 0
 
 
@@ -152,9 +144,11 @@ EDGE_REST: Final = 0.3
 
 # -- a cluster member in a store: int -> int entries ----------------------------------
 #: Edge lines kept per member: this many at the top and at the bottom.
-EDGES: Final = 4
-#: Entries per stored member: the gram count, 8 words of slots, the edge line keys, their gram counts.
-ENTRIES: Final = 1 + SLOTS // 8 + 2 * 2 * EDGES
+EDGES: Final = 6
+_WORDS: Final = SLOTS // 8
+#: Entries per stored member: the gram count, 8 words of slots, the edge line
+#: keys (32 bits, two an entry), their gram counts (16 bits, four an entry).
+ENTRIES: Final = 1 + _WORDS + EDGES + EDGES // 2
 
 
 class Member(NamedTuple):
@@ -173,22 +167,40 @@ def entry_keys(cluster: int, member: int) -> list[int]:
     return [base | part for part in range(ENTRIES)]
 
 
-def _signed(value: int) -> int:
-    return value - (1 << 64) if value >= 1 << 63 else value
+def _pack(values: Sequence[int], bits: int) -> list[int]:
+    """Fixed-width unsigned values, ``64 // bits`` to a signed 64-bit int."""
+    per = 64 // bits
+    words = []
+    for start in range(0, len(values), per):
+        word = 0
+        for offset, value in enumerate(values[start : start + per]):
+            word |= (value & ((1 << bits) - 1)) << (offset * bits)
+        words.append(word - (1 << 64) if word >= 1 << 63 else word)
+    return words
+
+
+def _unpack(words: Sequence[int], bits: int) -> list[int]:
+    per = 64 // bits
+    return [((word & _MASK64) >> (offset * bits)) & ((1 << bits) - 1) for word in words for offset in range(per)]
 
 
 def to_entries(value: Member) -> list[int]:
-    """The stored form: signed 64-bit ints (what every store keeps)."""
+    """The stored form: signed 64-bit ints (what every store keeps).
+
+    Edge keys keep their low 32 bits (they are compared, never looked up) and
+    gram counts saturate at 65,535.
+    """
     words = [int.from_bytes(value.sketch.slots[i : i + 8], "little", signed=True) for i in range(0, SLOTS, 8)]
-    return [value.sketch.grams, *words, *map(_signed, value.edges), *value.grams]
+    grams = [min(count, 0xFFFF) for count in value.grams]
+    return [value.sketch.grams, *words, *_pack(value.edges, 32), *_pack(grams, 16)]
 
 
 def from_entries(entries: Sequence[int | None]) -> Member | None:
-    """:func:`to_entries` reversed; ``None`` when the member is not stored."""
+    """:func:`to_entries` reversed (edge keys as their low 32 bits); ``None`` when not stored."""
     values = [int(entry) for entry in entries if entry is not None]
     if len(values) != ENTRIES:
         return None
-    words = 1 + SLOTS // 8
-    slots = b"".join(word.to_bytes(8, "little", signed=True) for word in values[1:words])
-    edges = tuple(key & _MASK64 for key in values[words : words + 2 * EDGES])
-    return Member(Sketch(values[0], slots), edges, tuple(values[words + 2 * EDGES :]))
+    slots = b"".join(word.to_bytes(8, "little", signed=True) for word in values[1 : 1 + _WORDS])
+    edges = tuple(_unpack(values[1 + _WORDS : 1 + _WORDS + EDGES], 32))
+    grams = tuple(_unpack(values[1 + _WORDS + EDGES :], 16))
+    return Member(Sketch(values[0], slots), edges, grams)

@@ -233,8 +233,8 @@ def _weight(line: str) -> int:
 
 def _continues(line: str, following: str) -> bool:
     """Whether ``line`` was wrapped and its sentence goes on in ``following``."""
-    if line[-1] in _SENTENCE_ENDS or _weight(line) < WRAP_MIN:
-        return False
+    if line[-1] in _SENTENCE_ENDS or _weight(line) < WRAP_MIN or len(_SEPARATOR_RE.findall(line)) >= 2:
+        return False  # a sentence's end, a short line, or a menu
     first = following[0]
     return first.islower() or first.isdigit() or bool(_CJK_RE.match(first) and _CJK_RE.match(line[-1]))
 

@@ -119,21 +119,6 @@ def test_two_workers_give_the_ids_of_one(docs: list[str], chunk_size: int) -> No
     assert parallel == serial == loop_ids(pooled(), docs)
 
 
-def test_cheap_fingerprints_are_computed_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    nsh = nshash.NSHash()
-    if not nsh.cheap_fingerprints:
-        pytest.skip("C accelerator not built")
-
-    def no_pool(*args: Any, **kwargs: Any) -> None:
-        raise AssertionError("a process pool was started")
-
-    monkeypatch.setattr(many_module, "ProcessPoolExecutor", no_pool)
-    docs = corpus(30)
-    assert get_similar_many(nsh, docs, workers=2) == loop_ids(nshash.NSHash(), docs)
-    with pytest.raises(AssertionError, match="process pool"):
-        get_similar_many(pooled(), docs, workers=2)
-
-
 def test_workers_with_non_default_options_and_md5() -> None:
     docs = corpus(50)
     options: dict[str, Any] = {"hashfunc": "md5", "n": 3, "min_match": 1, "split": "design"}
