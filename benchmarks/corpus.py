@@ -4,8 +4,9 @@
     python benchmarks/corpus.py --out benchmarks/data --check  # statistics + 2019 baseline
     python benchmarks/corpus.py --sample examples/data/news_sample.jsonl
 
-Writes ``{zh,en}-{tune,heldout}.jsonl`` and ``manifest.json``. Each line is
-``{"id", "label", "text", "site", "kind"}``; ids are arrival order, labels are
+Writes corpus v2: ``{zh,en}-{tune,heldout}.jsonl``, ``zh-t2s.jsonl`` (needs
+OpenCC) and ``manifest.json``. Each line is
+``{"id", "label", "text", "site", "kind", "cases"}``; ids are arrival order, labels are
 ground-truth clusters. Packages are fetched with ``apt-get download`` into
 ``--cache`` (default ``benchmarks/.cache``). The same ``--seed`` and package
 versions give byte-identical files. See ``benchmarks/CORPUS.md``.
@@ -40,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         paths = [args.out / f"{lang}-{split}.jsonl" for lang, split in FILES]
         missing = [str(p) for p in paths if not p.exists()]
+        if (args.out / "zh-t2s.jsonl").exists():
+            paths.append(args.out / "zh-t2s.jsonl")
         if missing:
             print(f"missing {', '.join(missing)}: run python benchmarks/corpus.py --out {args.out}", file=sys.stderr)
             return 2

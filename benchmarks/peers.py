@@ -21,6 +21,7 @@ import shutil
 import sys
 import tempfile
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -180,7 +181,8 @@ class Simhash(MatchingMethod):
     name = "simhash"
     settings = (
         "`Simhash(text)` default features (lowercase, keep \\w and CJK, "
-        f"char 4-grams), f=64; `SimhashIndex(k={SIMHASH_K})`; query then add"
+        f"char 4-grams), f=64; `SimhashIndex(k={SIMHASH_K})`; query then add; counts over 255 passed as "
+        "numpy.int64 (simhash 2.1 overflows on numpy 2)"
     )
 
     def new_index(self) -> Callable[[int, str], Iterable[int]]:
@@ -196,12 +198,30 @@ class Simhash(MatchingMethod):
         index = SimhashIndex([], k=SIMHASH_K, log=log)
 
         def match(i: int, text: str) -> list[int]:
-            sh = SH(text)
+            try:
+                sh = SH(text)
+            except OverflowError:
+                sh = _simhash_heavy(SH, text)
             found = [int(j) for j in index.get_near_dups(sh)]
             index.add(str(i), sh)
             return found
 
         return match
+
+
+def _simhash_heavy(sh_class: Any, text: str) -> Any:
+    """``Simhash(text)`` for a text with a 4-gram seen more than 255 times (raw HTML).
+
+    simhash 2.1 multiplies a ``uint8`` bit array by the feature's count; under
+    numpy 2 a count above 255 raises ``OverflowError``. The same features and
+    counts, with those counts as ``numpy.int64``, give the value the library
+    means to compute.
+    """
+    import numpy as np
+
+    probe = sh_class("")
+    feats = Counter(probe._tokenize(text))
+    return sh_class({k: (np.int64(n) if n > 255 else n) for k, n in feats.items()})
 
 
 class DatasketchLSH(MatchingMethod):

@@ -11,8 +11,10 @@ from __future__ import annotations
 import datetime as dt
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import hard
 from .edits import Context, Page, reprint
 from .sites import Site, render
 from .sources import Article
@@ -37,6 +39,7 @@ class Record:
     kind: str  # "source", "version" or "reprint"
     text: str
     title: str
+    cases: tuple[str, ...] = ()  # corpus v2: the hard cases this document carries
 
 
 @dataclass
@@ -128,12 +131,111 @@ def simulate(
     return records, edits
 
 
-def to_rows(records: list[Record], prefix: str) -> list[dict[str, object]]:
-    """JSONL rows: ids in arrival order, labels numbered by first arrival."""
+def to_rows(records: list[Record], prefix: str, cases: bool = False) -> list[dict[str, object]]:
+    """JSONL rows: ids in arrival order, labels numbered by first arrival.
+
+    With ``cases`` (v2) each row also lists its hard cases.
+    """
     label: dict[int, str] = {}
     rows = []
     for i, r in enumerate(records):
         if r.cluster not in label:
             label[r.cluster] = f"{prefix}-{len(label):05d}"
-        rows.append({"id": i, "label": label[r.cluster], "text": r.text, "site": r.site, "kind": r.kind})
+        row: dict[str, object] = {"id": i, "label": label[r.cluster], "text": r.text, "site": r.site, "kind": r.kind}
+        if cases:
+            row["cases"] = list(r.cases)
+        rows.append(row)
     return rows
+
+
+# --- corpus v2 -------------------------------------------------------------------
+
+NO_REPRINT_V2 = 0.45
+REPRINT_ALPHA_V2 = 1.3
+REPRINT_MAX_V2 = 6  # with a version and revisions, clusters stay at 1-8 documents but for a few
+REVISED = 0.15  # clusters whose page is later revised in place (1-2 light revisions)
+EARLY = 0.12  # copies of the original that a crawler meets before the original
+
+
+def reprint_count_v2(rng: random.Random) -> int:
+    """0 with probability NO_REPRINT_V2, else a power law on 1..REPRINT_MAX_V2."""
+    if rng.random() < NO_REPRINT_V2:
+        return 0
+    ks = range(1, REPRINT_MAX_V2 + 1)
+    return rng.choices(ks, weights=[k**-REPRINT_ALPHA_V2 for k in ks])[0]
+
+
+def simulate_v2(
+    lang: str,
+    articles: list[Article],
+    sites: list[Site],
+    rng: random.Random,
+    sibling_keys: set[str],
+    key: Callable[[Article], str],
+) -> tuple[list[Record], Counter[str]]:
+    """:func:`simulate` with the hard cases of ``corpus/hard.py``.
+
+    ``sibling_keys`` are the clusters whose article shares a long sentence
+    with another article of the file; their documents are tagged "sibling".
+    """
+    families: dict[str, list[Article]] = {}
+    for a in articles:
+        families.setdefault(key(a), []).append(a)
+    names = sorted(families)
+    rng.shuffle(names)
+    titles = [a.title for a in articles]
+    # Paragraphs another article may paste in: the longer ones of each article.
+    foreign = [max(a.paras, key=len) for a in articles if a.paras]
+    records: list[Record] = []
+    edits: Counter[str] = Counter()
+
+    def publish(cluster: int, m: _Member, kind: str, cases: list[str]) -> None:
+        date = _date(lang, m.time, rng)
+        text = hard.render_page(m.site, m.page, date, rng, rng.choice(titles), titles)
+        tags = tuple(sorted({*cases, *hard.site_cases(m.site)}))
+        records.append(Record(m.time, len(records), cluster, m.site.name, kind, text, m.page.title, tags))
+
+    for c, name in enumerate(names):
+        members = sorted(families[name], key=lambda a: a.rank)
+        base = ["sibling"] if name in sibling_keys else []
+        start = rng.uniform(0, SPAN_DAYS)
+        originals: list[_Member] = []
+        for i, a in enumerate(members):
+            when = start if i == 0 else start + rng.uniform(300, 800)
+            m = _Member(Page(lang, a.title, list(a.paras)), _pick_site(sites, rng), when)
+            originals.append(m)
+            publish(c, m, "source" if i == 0 else "version", base if i == 0 else [*base, "version"])
+        published = list(originals)
+        if rng.random() < REVISED:
+            # The page is updated in place on its own site and crawled again.
+            last = originals[0]
+            for _ in range(rng.choice((1, 1, 2))):
+                page = last.page.copy()
+                edits.update(f"revision:{op}" for op in hard.revise(page, rng))
+                last = _Member(page, last.site, last.time + rng.uniform(5, 200))
+                published.append(last)
+                publish(c, last, "revision", [*base, "revision"])
+        for _ in range(reprint_count_v2(rng)):
+            early = rng.random() < EARLY
+            parent = rng.choice(originals if early or rng.random() > CHAIN else published)
+            site = parent.site if rng.random() < SAME_SITE else _pick_site(sites, rng, avoid=parent.site)
+            ctx = hard.HardContext(
+                source_site=parent.site.name,
+                date=_date(lang, parent.time, rng),
+                other_titles=tuple(rng.sample(titles, k=min(5, len(titles)))),
+                foreign=tuple(p for p in rng.sample(foreign, k=min(5, len(foreign))) if p not in parent.page.paras),
+            )
+            page, applied = reprint(parent.page, rng, ctx)
+            applied += hard.hard_edits(page, rng, ctx)
+            edits.update(applied)
+            # An early copy: a scraper the crawler reaches before the original.
+            when = parent.time - rng.uniform(0.01, 3) if early else parent.time + _delay(rng)
+            m = _Member(page, site, when)
+            published.append(m)
+            cases = [*base, *(a for a in applied if a in HARD_CASE_EDITS)] + (["early"] if early else [])
+            publish(c, m, "reprint", cases)
+    records.sort(key=lambda r: (r.time, r.seq))
+    return records, edits
+
+
+HARD_CASE_EDITS = {e.__name__ for e, _ in hard.HARD_EDIT_PROBABILITIES}

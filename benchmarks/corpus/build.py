@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from . import assemble, pool
+from . import assemble, hard, pool, t2s
 from .check import file_stats
 from .debs import Package, log
 from .sites import Site, make_sites, pick_names, site_names
@@ -39,18 +39,25 @@ def _jsonl(rows: list[dict[str, object]]) -> str:
 
 
 def _prepare(
-    cache: Path, seed: int
+    cache: Path, seed: int, v2: bool = False
 ) -> tuple[dict[tuple[str, str], list[Article]], dict[str, Package], dict[str, dict[str, int]]]:
-    """Load, clean, dedupe and split the article pool."""
+    """Load, clean, dedupe and split the article pool.
+
+    ``v2`` keeps shared paragraphs and sibling pages (see ``pool.dedupe``);
+    v1 (the committed sample) removes them.
+    """
     articles, packages = load_articles(cache)
     stats: dict[str, dict[str, int]] = {lang: {} for lang in ("zh", "en")}
     for lang in stats:
         stats[lang]["articles_loaded"] = sum(a.lang == lang for a in articles)
     articles = pool.pair_versions(articles)
-    articles = pool.drop_shared_paragraphs(articles)
+    articles = pool.drop_shared_paragraphs(articles, keep=v2)
     for lang in stats:
         stats[lang]["after_shared_paragraphs"] = sum(a.lang == lang for a in articles)
-    articles = pool.dedupe(articles)
+    if v2:
+        articles = pool.dedupe(articles, containment=pool.CONTAINMENT_V2, shared_sentences=None)
+    else:
+        articles = pool.dedupe(articles)
     for lang in stats:
         mine = [a for a in articles if a.lang == lang]
         stats[lang]["after_dedupe"] = len(mine)
@@ -73,21 +80,34 @@ def _sites(seed: int) -> dict[tuple[str, str], list[Site]]:
     return out
 
 
-def generate(out: Path, cache: Path, seed: int) -> dict[str, Any]:
-    """Write the four JSONL files and ``manifest.json`` to ``out``; return the manifest."""
-    splits, packages, pool_stats = _prepare(cache, seed)
+def generate(out: Path, cache: Path, seed: int, t2s_set: bool = True) -> dict[str, Any]:
+    """Write the v2 files (four splits and ``zh-t2s``) and ``manifest.json`` to ``out``; return the manifest.
+
+    ``zh-t2s.jsonl`` is skipped with a message when OpenCC is missing.
+    """
+    splits, packages, pool_stats = _prepare(cache, seed, v2=True)
     sites = _sites(seed)
     manifest: dict[str, Any] = {
         "generator": "benchmarks/corpus.py",
+        "corpus_version": 2,
         "seed": seed,
         "python": platform.python_version(),
         "parameters": {
-            "no_reprint": assemble.NO_REPRINT,
-            "reprint_alpha": assemble.REPRINT_ALPHA,
-            "reprint_max": assemble.REPRINT_MAX,
+            "no_reprint": assemble.NO_REPRINT_V2,
+            "reprint_alpha": assemble.REPRINT_ALPHA_V2,
+            "reprint_max": assemble.REPRINT_MAX_V2,
+            "revised": assemble.REVISED,
+            "early": assemble.EARLY,
             "same_site": assemble.SAME_SITE,
             "chain": assemble.CHAIN,
             "sites_per_file": SITES_PER_FILE,
+            "hard_edits": {e.__name__: p for e, p in hard.HARD_EDIT_PROBABILITIES},
+            "site_habits": {
+                "shared_boilerplate": hard.SHARED_SITES,
+                "glued_site": hard.GLUE_SITES,
+                "related_titles": hard.RELATED_SITES,
+                "site_wrap": hard.WRAP_SITES,
+            },
         },
         "pool": pool_stats,
         "sources": [],
@@ -112,19 +132,44 @@ def generate(out: Path, cache: Path, seed: int) -> dict[str, Any]:
         )
     for lang, split in FILES:
         name = f"{lang}-{split}"
-        rng = random.Random(f"{seed}:crawl:{name}")
-        records, edits = assemble.simulate(lang, splits[(lang, split)], sites[(lang, split)], rng)
-        rows = assemble.to_rows(records, name)
-        data = _jsonl(rows)
-        _write_atomic(out / f"{name}.jsonl", data)
-        stats = file_stats(rows)
-        stats["sha256"] = hashlib.sha256(data.encode("utf-8")).hexdigest()
-        stats["edits"] = dict(sorted(edits.items()))
-        stats["site_profiles"] = dict(Counter(s.profile for s in sites[(lang, split)]))
-        manifest["files"][f"{name}.jsonl"] = stats
-        log(f"{name}.jsonl: {stats['docs']} docs, {stats['clusters']} clusters, 2019 P/R/F1 {stats['original_2019']}")
+        hard.add_habits(sites[(lang, split)], random.Random(f"{seed}:habits:{name}"))
+        arts = splits[(lang, split)]
+        sib = {k for k, n in pool.siblings(arts).items() if n}
+        rng = random.Random(f"{seed}:crawl2:{name}")
+        records, edits = assemble.simulate_v2(lang, arts, sites[(lang, split)], rng, sib, pool.key)
+        _write_file(out, name, assemble.to_rows(records, name, cases=True), edits, sites[(lang, split)], manifest)
+    if t2s_set:
+        try:
+            convert = t2s.converters()
+        except t2s.MissingOpenCC as e:
+            log(f"skipping zh-t2s.jsonl: {e}")
+        else:
+            rng = random.Random(f"{seed}:crawl2:zh-t2s")
+            arts = splits[("zh", "heldout")]
+            records, counts = t2s.simulate_t2s(arts, sites[("zh", "heldout")], rng, pool.key, convert)
+            _write_file(out, "zh-t2s", assemble.to_rows(records, "zh-t2s", cases=True), counts, [], manifest)
+            manifest["files"]["zh-t2s.jsonl"]["t2s"] = t2s.describe()
     _write_atomic(out / "manifest.json", json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
     return manifest
+
+
+def _write_file(
+    out: Path,
+    name: str,
+    rows: list[dict[str, object]],
+    edits: Counter[str],
+    sites: list[Site],
+    manifest: dict[str, Any],
+) -> None:
+    data = _jsonl(rows)
+    _write_atomic(out / f"{name}.jsonl", data)
+    stats = file_stats(rows)
+    stats["sha256"] = hashlib.sha256(data.encode("utf-8")).hexdigest()
+    stats["edits"] = dict(sorted(edits.items()))
+    if sites:
+        stats["site_profiles"] = dict(Counter(s.profile for s in sites))
+    manifest["files"][f"{name}.jsonl"] = stats
+    log(f"{name}.jsonl: {stats['docs']} docs, {stats['clusters']} clusters, 2019 P/R/F1 {stats['original_2019']}")
 
 
 def write_sample(path: Path, cache: Path, seed: int) -> int:

@@ -86,6 +86,9 @@ def file_stats(rows: list[dict[str, object]]) -> dict[str, object]:
     pred = original_2019(texts)
     orig = pairwise(labels, pred)
     exact = pairwise(labels, exact_duplicates(texts))
+    cases: Counter[str] = Counter()
+    for r in rows:
+        cases.update(str(c) for c in r.get("cases", ()))  # type: ignore[attr-defined]
     return {
         "docs": len(rows),
         "clusters": len(sizes),
@@ -99,6 +102,7 @@ def file_stats(rows: list[dict[str, object]]) -> dict[str, object]:
         "original_2019": [round(x, 4) for x in orig],
         "original_2019_largest_cluster": max(Counter(pred).values()) if pred else 0,
         "exact_duplicate": [round(x, 4) for x in exact],
+        "cases": dict(sorted(cases.items())),
     }
 
 
@@ -125,6 +129,14 @@ def report(paths: list[Path]) -> str:
         kinds = ", ".join(f"{k} {v}" for k, v in s["kinds"].items())  # type: ignore[attr-defined]
         lines.append(f"- {name}: {hist} (kinds: {kinds})")
     lines.append("")
+    if any(s["cases"] for s in stats.values()):
+        lines.append("Hard cases (documents carrying each; a document can carry several):")
+        lines.append("")
+        for name, s in stats.items():
+            n = s["docs"]
+            shown = ", ".join(f"{k} {v} ({100 * v / n:.1f}%)" for k, v in s["cases"].items())  # type: ignore[attr-defined,operator]
+            lines.append(f"- {name}: {shown}")
+        lines.append("")
     # The held-out split must not share sites (or boilerplate) with tune.
     for lang in sorted({name.split("-")[0] for name in rows}):
         tune, held = rows.get(f"{lang}-tune"), rows.get(f"{lang}-heldout")

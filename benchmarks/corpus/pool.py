@@ -27,6 +27,7 @@ from .textutil import norm, sentences, shingles
 SHINGLE_K = {"zh": 8, "en": 24}  # characters of norm() text, about 5 words
 LONG_SENTENCE = {"zh": 15, "en": 50}  # norm() characters
 CONTAINMENT = 0.25
+CONTAINMENT_V2 = 0.6  # v2 keeps siblings; at 60% of one page inside another, they are one page
 SHARED_SENTENCES = 3
 VERSION_SIMILARITY = 0.5
 # Words that differ between releases or editions of one page by design.
@@ -79,8 +80,14 @@ def _key(a: Article) -> str:
     return a.family or f"{a.package}:{a.path}"
 
 
-def drop_shared_paragraphs(articles: list[Article], min_families: int = 3) -> list[Article]:
-    """Remove paragraphs found in ``min_families`` or more articles; re-check sizes."""
+def drop_shared_paragraphs(articles: list[Article], min_families: int = 3, keep: bool = False) -> list[Article]:
+    """Remove paragraphs found in ``min_families`` or more articles; re-check sizes.
+
+    With ``keep`` (corpus v2) the shared paragraphs stay in the text, as they
+    do on real templated help pages; only the size check is made on the
+    article's own paragraphs, so every kept article still has enough text of
+    its own to be a different article from its siblings.
+    """
     counts: Counter[tuple[str, str]] = Counter()
     seen: set[tuple[str, str, str]] = set()
     for a in articles:
@@ -91,8 +98,10 @@ def drop_shared_paragraphs(articles: list[Article], min_families: int = 3) -> li
                 counts[(a.lang, n)] += 1
     out = []
     for a in articles:
-        a.paras = [p for p in a.paras if counts[(a.lang, norm(p))] < min_families]
-        if good_article(a.paras, a.lang, LIMITS[a.lang]):
+        own = [p for p in a.paras if counts[(a.lang, norm(p))] < min_families]
+        if good_article(own, a.lang, LIMITS[a.lang]):
+            if not keep:
+                a.paras = own
             out.append(a)
     # A version whose partner was dropped is an ordinary article again.
     fam = Counter(a.family for a in out if a.family)
@@ -102,10 +111,15 @@ def drop_shared_paragraphs(articles: list[Article], min_families: int = 3) -> li
     return out
 
 
-def dedupe(articles: list[Article]) -> list[Article]:
+def dedupe(
+    articles: list[Article], containment: float = CONTAINMENT, shared_sentences: int | None = SHARED_SENTENCES
+) -> list[Article]:
     """Drop articles that (nearly) repeat an earlier kept one; first wins.
 
-    Versions of one family are never compared with each other.
+    Versions of one family are never compared with each other. Corpus v2
+    passes ``containment=CONTAINMENT_V2`` and ``shared_sentences=None``: it
+    keeps sibling pages that share sentences or a template and drops only
+    near-copies, which a reader would call the same page.
     """
     kept: list[Article] = []
     kept_sh: list[set[int]] = []
@@ -120,11 +134,11 @@ def dedupe(articles: list[Article]) -> list[Article]:
             continue
         sh = shingles(body, SHINGLE_K[a.lang])
         hits = Counter(j for s in sh for j in sh_index.get((a.lang, s), ()) if _key(kept[j]) != key)
-        if any(c >= CONTAINMENT * min(len(sh), len(kept_sh[j])) for j, c in hits.items()):
+        if any(c >= containment * min(len(sh), len(kept_sh[j])) for j, c in hits.items()):
             continue
         longs = {n for s in sentences(body) if len(n := norm(s)) >= LONG_SENTENCE[a.lang]}
         shared = Counter(j for s in longs for j in sent_index.get((a.lang, s), ()) if _key(kept[j]) != key)
-        if any(c >= SHARED_SENTENCES for c in shared.values()):
+        if shared_sentences is not None and any(c >= shared_sentences for c in shared.values()):
             continue
         i = len(kept)
         kept.append(a)
@@ -160,3 +174,28 @@ def split(articles: list[Article], seed: int) -> dict[str, list[Article]]:
             sizes[side] += len(groups[name])
             out[side].extend(groups[name])
     return out
+
+
+def siblings(articles: list[Article]) -> dict[str, int]:
+    """How many other articles share a long sentence with each article (by ``Article.key``).
+
+    These are the sibling pages of corpus v2: pages of one manual or help
+    system that repeat a templated sentence but are different articles.
+    """
+    index: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for a in articles:
+        for s in sentences("\n".join(a.paras)):
+            n = norm(s)
+            if len(n) >= LONG_SENTENCE[a.lang]:
+                index[(a.lang, n)].add(_key(a))
+    out: dict[str, set[str]] = defaultdict(set)
+    for keys in index.values():
+        if len(keys) > 1:
+            for k in keys:
+                out[k] |= keys - {k}
+    return {k: len(v) for k, v in out.items()}
+
+
+def key(a: Article) -> str:
+    """The cluster key of an article: its family (natural versions) or its own path."""
+    return _key(a)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from .edits import Page, person
 
@@ -229,6 +230,13 @@ class Site:
     html: bool
     punct: bool  # zh: ASCII punctuation; en: curly quotes
     weight: float
+    # Corpus v2 habits (corpus/hard.py); empty for v1 sites.
+    shared_top: list[str] = field(default_factory=list)  # verbatim notices shared with other sites
+    shared_bottom: list[str] = field(default_factory=list)
+    glue: str = ""  # site name glued to the first paragraph
+    related: int = 0  # number of other titles in a "related" list
+    related_head: str = ""
+    wrap: int = 0  # hard-wrap width in columns, 0 for none
 
 
 def _zh_long(rng: random.Random, fill: dict[str, str], k: int) -> list[str]:
@@ -335,11 +343,20 @@ def _fill_page_fields(line: str, site: Site, date: str, rng: random.Random, othe
     )
 
 
-def render(site: Site, page: Page, date: str, rng: random.Random, other_title: str) -> str:
+def render(
+    site: Site,
+    page: Page,
+    date: str,
+    rng: random.Random,
+    other_title: str,
+    top: Sequence[str] = (),
+    bottom: Sequence[str] = (),
+) -> str:
     """The text a crawler would extract from ``page`` published on ``site``.
 
-    Layout: title line, header lines, a per-page meta line, byline, body,
-    trailing lines, footer. The title stays first, as scrapers put it.
+    Layout: title line, header lines, ``top``, a per-page meta line, byline,
+    body, trailing lines, footer, ``bottom``. The title stays first, as
+    scrapers put it.
     """
     zh = site.lang == "zh"
     body = list(page.paras)
@@ -356,11 +373,13 @@ def render(site: Site, page: Page, date: str, rng: random.Random, other_title: s
     lines = [
         page.title + site.title_suffix,
         *(h.replace("{other}", other_title) for h in site.header),
+        *top,
         *meta,
         *page.lead,
         *body,
         *page.tail,
         *(f.replace("{other}", other_title) for f in site.footer),
+        *bottom,
     ]
     text = ("\n\n" if site.blank_lines else "\n").join(lines)
     return text.replace("\n", "\r\n") if site.crlf else text
