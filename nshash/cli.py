@@ -29,7 +29,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
-from nshash.errors import MissingDependencyError, NSHashError, OptionsMismatchError, StoreError
+from nshash.errors import MissingDependencyError, NSHashError, OptionError, OptionsMismatchError, StoreError
 from nshash.index import Index
 from nshash.io import STDIO, InputError, read_table, write_table
 from nshash.stores import HashDB, open_store
@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))
-    except UsageError as exc:
+    except (UsageError, OptionError) as exc:
         return _fail(exc, EXIT_USAGE)
     except MissingDependencyError as exc:
         return _fail(exc, EXIT_DEPENDENCY)
@@ -329,10 +329,10 @@ def _algorithm(name: str) -> type[Index]:
 
 
 def _constructor_options(cls: type[Index], options: dict[str, Any]) -> dict[str, Any]:
-    accepted = inspect.signature(cls).parameters
-    unknown = sorted(set(options) - set(accepted) - {"name", "hashdb", "store_options"})
+    accepted = [*inspect.signature(cls).parameters, *getattr(cls, "option_names", ())]
+    unknown = sorted(set(options) - set(accepted) - {"name", "hashdb", "store_options", "options"})
     if unknown:
-        known = ", ".join(p for p in accepted if p not in ("name", "hashdb", "store_options", "errors"))
+        known = ", ".join(p for p in accepted if p not in ("name", "hashdb", "store_options", "errors", "options"))
         raise UsageError(f"unknown option(s) {', '.join(unknown)} for {cls.__name__}; options: {known}")
     return options
 

@@ -19,7 +19,7 @@ from nshash.decide import FP, Decision, assign
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import HashFunc
 from nshash.index import Index
-from nshash.options import Options
+from nshash.options import OPTION_NAMES, Options
 from nshash.stores import HashDB
 from nshash.text import coerce_document
 
@@ -80,6 +80,8 @@ class NSHash(Index):
 
     algorithm = "nshash"
     store_bound = ()
+    #: The algorithm options it takes as keywords (see :class:`nshash.options.Options`).
+    option_names = OPTION_NAMES
 
     def __init__(
         self,

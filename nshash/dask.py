@@ -98,7 +98,8 @@ def similar_ids(data: Any, column: str | None = None, **options: Any) -> Any:
     for part_labels in labels:
         chunk = ids[offset : offset + len(part_labels)]
         offset += len(part_labels)
-        out.append(pd.Series(chunk, index=pd.Index(part_labels, dtype=texts.index.dtype), name="similar_id", dtype="int64"))
+        index = pd.Index(part_labels, dtype=texts.index.dtype)
+        out.append(pd.Series(chunk, index=index, name="similar_id", dtype="int64"))
     meta = pd.Series([], dtype="int64", name="similar_id", index=pd.Index([], dtype=texts.index.dtype))
     return dd.from_delayed([dask.delayed(lambda s: s)(series) for series in out], meta=meta, divisions=texts.divisions)
 

@@ -31,12 +31,23 @@ from nshash.boilerplate import BOILERPLATE, record_evidence, without_boilerplate
 from nshash.clusters import find_roots, merge
 from nshash.fingerprint import Features
 from nshash.options import Options
-from nshash.sketch import ENTRIES, Member, body_containment, entry_keys, from_entries, shared_chrome, to_entries
+from nshash.sketch import (
+    ENTRIES,
+    Member,
+    body_containment,
+    entry_keys,
+    from_entries,
+    line_filter,
+    shared_chrome,
+    to_entries,
+)
 
 FP: Final = "fp"
 SKETCH: Final = "sketch"
 #: Candidate clusters verified per document: the ones most sentences point to.
 MAX_CANDIDATES: Final = 4
+#: The share of a document's keyed sentences that must point to a candidate for ``verify_voted`` to apply.
+VOTED_SHARE: Final = 0.4
 
 
 class Decision(NamedTuple):
@@ -57,14 +68,19 @@ def assign(view: Any, features: Features, options: Options) -> Decision:
     if features.doc_key is None:  # empty: never matches anything, stores nothing
         return Decision(int(view.allocate_id()), True, 0.0, ())
     found = view.get_many(FP, [features.doc_key, *features.keys])
-    if found[0]:
-        root = find_roots(view, [found[0]])[found[0]]
-        return Decision(root, False, 1.0, (root,))
     keys, values, positions = features.keys, found[1:], features.positions
     if options.boilerplate and BOILERPLATE in values:
         keys, values, positions = without_boilerplate(keys, values, positions)
     if len(positions) > options.n:
         keys, values, positions = keys[: 2 * options.n], values[: 2 * options.n], positions[: options.n]
+    if found[0]:
+        root = find_roots(view, [found[0]])[found[0]]
+        # The same normalised text may be split into other sentences (a line
+        # break moved): its new keys lead here too.
+        new = [(key, root) for key, value in zip(keys, values) if value is None]
+        if new:
+            view.put_many(FP, new)
+        return Decision(root, False, 1.0, (root,))
     # A sentence matches through its head or, when an edit spoiled that, its tail.
     matches = [head or tail for head, tail in zip(values[0::2], values[1::2])]
     votes: dict[int, int] = {}
@@ -74,24 +90,27 @@ def assign(view: Any, features: Features, options: Options) -> Decision:
     need = min(options.min_match, len(matches))
     candidates = sorted((c for c in votes if votes[c] >= need), key=lambda c: (-votes[c], c))[:MAX_CANDIDATES]
     sketches = load_members(view, candidates, options.members)
-    this = Member(features.sketch, tuple(features.edges), tuple(features.edge_grams))
-    scores = {c: best_score([this], sketches[c]) for c in candidates}
-    passed = [c for c in candidates if scores[c] >= options.verify]
+    scores = {c: verify_score(features, sketches[c]) for c in candidates}
+    share = {c: votes[c] / len(matches) for c in candidates}
+    passed = [c for c in candidates if agrees(scores[c], share[c], options)]
     if passed:
         best = max(passed, key=lambda c: (scores[c], votes[c], -c))
         roots = find_roots(view, passed)
         joined = {roots[best]}
         for other in passed:
-            if roots[other] not in joined and best_score(sketches[best], sketches[other]) >= options.verify:
+            agree = members_score(features, sketches[best], sketches[other])
+            if roots[other] not in joined and agree >= options.verify:
                 joined.add(roots[other])
         target = merge(view, joined)
         decision = Decision(target, False, scores[best], tuple(sorted(joined)))
     else:
         target = int(view.allocate_id())
         decision = Decision(target, True, 0.0, ())
+        sketches[target] = []  # a new cluster has no members yet: no need to read them
     writes = [(key, target) for key, value in zip(keys, values) if value is None]
     writes.append((features.doc_key, target))
     view.put_many(FP, writes)
+    this = Member(features.sketch, line_filter(features.line_keys))
     _add_member(view, target, this, options.members, sketches.get(target))
     if options.boilerplate and votes:
         content = [key for key, value in zip(keys, values) if value in passed]
@@ -100,14 +119,37 @@ def assign(view: Any, features: Features, options: Options) -> Decision:
     return decision
 
 
-def best_score(these: list[Member], those: list[Member]) -> float:
-    """The highest containment between any member of ``these`` and any of ``those``,
-    a shared header and footer left out (:func:`nshash.sketch.shared_chrome`)."""
+def agrees(score: float, share: float, options: Options) -> bool:
+    """Whether a document joins a candidate: the texts agree enough, given how many sentences point to it.
+
+    Containment of ``verify`` suffices; ``verify_voted`` suffices when at
+    least :data:`VOTED_SHARE` of the document's keyed sentences point to the
+    candidate (a heavily edited copy keeps its sentences' heads or tails; a
+    templated sibling shares a few paragraphs of boilerplate prose).
+    """
+    return score >= options.verify or (score >= options.verify_voted and share >= VOTED_SHARE)
+
+
+def verify_score(features: Features, members: list[Member]) -> float:
+    """How much the document and the closest of a cluster's members agree, their shared header and footer left out."""
+    best = 0.0
+    for member in members:
+        chrome = shared_chrome(features.line_keys, features.line_grams, member.lines)
+        best = max(best, body_containment(features.sketch, member.sketch, chrome))
+    return best
+
+
+def members_score(features: Features, these: list[Member], those: list[Member]) -> float:
+    """How much two clusters agree: the highest containment between their members.
+
+    The header and footer left out are the document's edge lines that both
+    members have (seen through the document that verified against both).
+    """
     best = 0.0
     for a in these:
         for b in those:
-            shared = shared_chrome(a.edges, a.grams, b.edges)
-            best = max(best, body_containment(a.sketch, b.sketch, shared))
+            chrome = shared_chrome(features.line_keys, features.line_grams, a.lines & b.lines)
+            best = max(best, body_containment(a.sketch, b.sketch, chrome))
     return best
 
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from nshash.hashing import HashFunc, farmhash64
 from nshash.options import Options
-from nshash.sketch import EDGES, GRAM, Sketch, sketch
+from nshash.sketch import GRAM, Sketch, sketch
 from nshash.text import (
     _CJK_RE,
     ascii_lower,
@@ -26,8 +26,8 @@ from nshash.text import (
 NO_KEY = 0
 # Prefixed to tails before hashing so that a tail never equals a head.
 _TAIL_MARK = "\x01"
-# Prefixed to edge lines, so that their keys never equal a sentence's.
-_EDGE_MARK = "\x02"
+# Prefixed to lines, so that their keys never equal a sentence's.
+_LINE_MARK = "\x02"
 # Separates whole-document keys from sentence keys, so a short document can
 # never collide with a sentence of a longer one.
 _WHOLE_TEXT_PREFIX = "\x00doc:"
@@ -45,12 +45,10 @@ class Features(NamedTuple):
     doc_key: int | None
     #: The sketch of the whole normalised text, for verification.
     sketch: Sketch
-    #: Keys of the first ``EDGES`` lines, then of the last ``EDGES`` lines
-    #: (the last one last), 0 where the document has fewer: headers and
-    #: footers live there.
-    edges: list[int]
+    #: 32-bit keys of the page's lines, in order (headers and footers are lines).
+    line_keys: list[int]
     #: How many 5-grams each of those lines has.
-    edge_grams: list[int]
+    line_grams: list[int]
 
 
 class Fingerprinter:
@@ -117,22 +115,18 @@ class Fingerprinter:
         keys = self._keys(sentences)
         if len(set(keys)) < len(keys):
             keys, positions = _drop_template_keys(keys, positions)
-        edges, edge_grams = self._edges(clean)
-        return Features(keys, positions, self._hash(_WHOLE_TEXT_PREFIX + whole), sketch(whole), edges, edge_grams)
+        line_keys, line_grams = self._lines(clean)
+        return Features(keys, positions, self._hash(_WHOLE_TEXT_PREFIX + whole), sketch(whole), line_keys, line_grams)
 
-    def _edges(self, clean: str) -> tuple[list[int], list[int]]:
-        """Keys and gram counts of the top and bottom lines: ``EDGES`` each, 0-padded."""
-        lines = [line for line in clean.split("\n") if line and not line.isspace()]
-        top = min(EDGES, (len(lines) + 1) // 2)
-        bottom = min(EDGES, len(lines) - top)
-        keys = [0] * (2 * EDGES)
-        grams = [0] * (2 * EDGES)
-        slots = [*range(top), *range(2 * EDGES - bottom, 2 * EDGES)]
-        for slot, line in zip(slots, [*lines[:top], *lines[len(lines) - bottom :]]):
+    def _lines(self, clean: str) -> tuple[list[int], list[int]]:
+        """32-bit keys and gram counts of the page's non-empty lines, in order."""
+        keys: list[int] = []
+        grams: list[int] = []
+        for line in clean.split("\n"):
             normalised = normalize_line(line)
-            # 32 bits are kept with a cluster's members (never 0: 0 pads).
-            keys[slot] = (self._hash(_EDGE_MARK + normalised) & 0xFFFFFFFF) or 1
-            grams[slot] = max(0, len(normalised) - GRAM + 1)
+            if normalised:
+                keys.append(self._hash(_LINE_MARK + normalised) & 0xFFFFFFFF)
+                grams.append(max(0, len(normalised) - GRAM + 1))
         return keys, grams
 
     def _keys(self, sentences: list[str]) -> list[int]:

@@ -31,10 +31,10 @@ _INT_BOUNDS: Final = {
     "anchor": (0, 1_000),
     "anchor_latin": (0, 1_000),
     "boilerplate_after": (1, 1_000_000),
-    "members": (1, 8),
+    "members": (1, 4),
 }
 # (exclusive minimum, maximum) of the float options.
-_FLOAT_BOUNDS: Final = {"verify": (0.0, 1.0)}
+_FLOAT_BOUNDS: Final = {"verify": (0.0, 1.0), "verify_voted": (0.0, 1.0)}
 
 
 def check_int(name: str, value: object, low: int, high: int) -> int:
@@ -75,7 +75,8 @@ class Options:
     anchor_latin: int = 20
     fold: bool = True
     chrome: bool = True
-    verify: float = 0.55
+    verify: float = 0.7
+    verify_voted: float = 0.5
     members: int = 3
     boilerplate: bool = True
     boilerplate_after: int = 2
@@ -87,11 +88,11 @@ class Options:
             raise OptionError(f"split must be one of {', '.join(SPLITS)}, not {self.split!r}")
         for name, (low, high) in _INT_BOUNDS.items():
             check_int(name, getattr(self, name), low, high)
-        for name, (low, high) in _FLOAT_BOUNDS.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low < value <= high:
-                raise OptionError(f"{name} must be a number in ({low:g}, {high:g}], not {value!r}")
-            object.__setattr__(self, name, float(value))
+        for name, (lowest, highest) in _FLOAT_BOUNDS.items():
+            number = getattr(self, name)
+            if isinstance(number, bool) or not isinstance(number, (int, float)) or not lowest < number <= highest:
+                raise OptionError(f"{name} must be a number in ({lowest:g}, {highest:g}], not {number!r}")
+            object.__setattr__(self, name, float(number))
         for name in ("normalize", "fold", "chrome", "boilerplate"):
             object.__setattr__(self, name, bool(getattr(self, name)))
 

@@ -2,8 +2,8 @@
 
 Sentence keys only propose a candidate cluster; the decision compares whole
 texts.  A sketch is a one-permutation MinHash of the text's character
-5-grams (64 slots, empty slots filled by rotation, 8 bits kept per slot) and
-the number of grams: 65 bytes that estimate how much of the smaller text
+5-grams (128 slots, empty slots filled by rotation, 8 bits kept per slot) and
+the number of grams: 130 bytes that estimate how much of the smaller text
 lies in the larger one (containment), which keeps truncated reprints and
 article-text-versus-whole-page pairs.
 
@@ -19,8 +19,8 @@ from typing import Final, NamedTuple
 from nshash.features import mix64
 
 GRAM: Final = 5
-SLOTS: Final = 64
-_SLOT_SHIFT: Final = 58  # 64 slots: the top 6 bits of a gram's hash choose the slot
+SLOTS: Final = 128
+_SLOT_SHIFT: Final = 57  # 128 slots: the top 7 bits of a gram's hash choose the slot
 _MASK64: Final = (1 << 64) - 1
 _PRIME: Final = 0x100000001B3  # FNV-1's 64-bit prime: spreads code points over the word
 _PRIME_OUT: Final = pow(_PRIME, GRAM - 1, 1 << 64)
@@ -43,7 +43,7 @@ def sketch(text: str) -> Sketch:
 
     >>> s = sketch("the quick brown fox")
     >>> s.grams, len(s.slots)
-    (15, 64)
+    (15, 128)
     """
     codes = [ord(char) for char in text]
     if not codes:
@@ -102,11 +102,11 @@ def containment(a: Sketch, b: Sketch) -> float:
     return min(1.0, shared / min(a.grams, b.grams))
 
 
-def body_containment(a: Sketch, b: Sketch, shared_edges: int) -> float:
-    """:func:`containment` with ``shared_edges`` grams of a shared header and footer left out.
+def body_containment(a: Sketch, b: Sketch, chrome: int) -> float:
+    """:func:`containment` with ``chrome`` grams of a shared header and footer left out.
 
     Two pages of one site share their header and footer lines; two copies of
-    one article share their middle.  Grams of the header and footer both
+    one article share their middle.  Grams of the header and footer that both
     texts have are taken out of the estimate, unless they are most of the
     smaller text (then the two are one page).
 
@@ -117,90 +117,125 @@ def body_containment(a: Sketch, b: Sketch, shared_edges: int) -> float:
     """
     both = containment(a, b)
     smaller = min(a.grams, b.grams)
-    rest = smaller - shared_edges
-    if shared_edges <= 0 or rest < EDGE_REST * smaller:
+    rest = smaller - chrome
+    if chrome <= 0 or rest < EDGE_REST * smaller:
         return both
-    return max(0.0, both * smaller - shared_edges) / rest
+    return max(0.0, both * smaller - chrome) / rest
 
 
-def shared_chrome(edges: Sequence[int], grams: Sequence[int], other: Sequence[int]) -> int:
-    """Grams of the header and footer a document shares with another: 0 unless it shares both.
+#: When a shared header and footer leave less than this share of the smaller text, the texts are one page.
+EDGE_REST: Final = 0.1
 
-    ``edges`` (and their ``grams``) are a document's top and bottom line keys
-    (``EDGES`` each, 0-padded); ``other`` the other's.  The header is the
-    document's top lines that the other has among its top lines; the footer
-    likewise at the bottom.  Sharing only one of them is what a copy that
-    keeps a page's title or signature does.
+# -- which lines a member has: a Bloom filter of its line keys --------------------------
+#: Bits of a member's line filter, and bit positions set per line (3 x 10 bits of a 32-bit line key).
+BLOOM_BITS: Final = 1024
+_BLOOM_PROBES: Final = 3
+
+
+def line_filter(line_keys: Sequence[int]) -> int:
+    """A Bloom filter (an int of :data:`BLOOM_BITS` bits) of 32-bit line keys."""
+    bits = 0
+    for key in line_keys:
+        for probe in range(_BLOOM_PROBES):
+            bits |= 1 << ((key >> (10 * probe)) & (BLOOM_BITS - 1))
+    return bits
+
+
+def has_line(bits: int, key: int) -> bool:
+    """Whether a line key is (probably) in a :func:`line_filter`."""
+    return all(bits >> ((key >> (10 * probe)) & (BLOOM_BITS - 1)) & 1 for probe in range(_BLOOM_PROBES))
+
+
+def shared_chrome(line_keys: Sequence[int], line_grams: Sequence[int], bits: int) -> int:
+    """Grams of the header and footer a document shares with a member whose lines are ``bits``.
+
+    The header is the run of the document's lines, from the top (after a
+    title the member does not have), that the member has too, over gaps of one
+    line; the footer likewise from the bottom (a "previous article" link is
+    such a gap).  Without a shared footer nothing is left out: a truncated
+    copy shares the top of its article, a copy on another site its middle.
     """
-    top, bottom = set(other[:EDGES]) - {0}, set(other[EDGES:]) - {0}
-    head = sum(count for key, count in zip(edges[:EDGES], grams[:EDGES]) if key in top)
-    foot = sum(count for key, count in zip(edges[EDGES:], grams[EDGES:]) if key in bottom)
-    return head + foot if head and foot else 0
+    shared = [has_line(bits, key) for key in line_keys]
+    count = len(shared)
+    head = _edge_run(shared, line_grams, skip=1)
+    # Below a site's footer there may be a list of other pages' titles that
+    # differ from page to page; when the header shows one site, step over it.
+    skip = 0
+    if head - {0}:  # a shared title alone says nothing about the site
+        while skip < min(_LIST_LINES, count) and not shared[-1 - skip] and line_grams[-1 - skip] < _LIST_GRAMS:
+            skip += 1
+    foot = {count - 1 - index for index in _edge_run(shared[::-1], line_grams[::-1], skip=skip)}
+    if not foot:
+        return 0  # a copy that keeps the top of an article (truncated), not a site's frame
+    return sum(line_grams[index] for index in head | foot)
 
 
-#: When identical edge lines leave less than this share of the smaller text, the texts are one page.
-EDGE_REST: Final = 0.3
+#: At most this many lines of fewer than this many grams are stepped over below a shared footer.
+_LIST_LINES: Final = 10
+_LIST_GRAMS: Final = 100
+#: A line inside a shared header or footer that the other page lacks ("previous
+#: article: ..."): shorter than a paragraph.
+_GAP_GRAMS: Final = 200
+
+
+def _edge_run(shared: Sequence[bool], grams: Sequence[int], skip: int) -> set[int]:
+    """The run of shared lines from the edge, after up to ``skip`` unshared ones, over one-line gaps.
+
+    A gap is one unshared short line (a "previous article" link), never a paragraph.
+    """
+    start = 0
+    while start < skip and start < len(shared) and not shared[start]:
+        start += 1
+    run: set[int] = set()
+    gap = False
+    for index in range(start, len(shared)):
+        if shared[index]:
+            run.add(index)
+            gap = False
+        elif gap or not run or grams[index] >= _GAP_GRAMS:
+            break
+        else:
+            gap = True
+    return run
 
 
 # -- a cluster member in a store: int -> int entries ----------------------------------
-#: Edge lines kept per member: this many at the top and at the bottom.
-EDGES: Final = 6
 _WORDS: Final = SLOTS // 8
-#: Entries per stored member: the gram count, 8 words of slots, the edge line
-#: keys (32 bits, two an entry), their gram counts (16 bits, four an entry).
-ENTRIES: Final = 1 + _WORDS + EDGES + EDGES // 2
+_FILTER_WORDS: Final = BLOOM_BITS // 64
+#: Entries per stored member: the gram count, the slots (8 a word), the line filter.
+ENTRIES: Final = 1 + _WORDS + _FILTER_WORDS
+#: Members per cluster the key layout has room for.
+MAX_MEMBERS: Final = 4
 
 
 class Member(NamedTuple):
     """What a cluster keeps of one of its first documents."""
 
     sketch: Sketch
-    #: Keys of its first and last :data:`EDGES` lines (0 where there are fewer).
-    edges: tuple[int, ...]
-    #: Gram counts of those lines.
-    grams: tuple[int, ...]
+    #: :func:`line_filter` of its lines.
+    lines: int
 
 
 def entry_keys(cluster: int, member: int) -> list[int]:
-    """The ``sketch`` table keys of a cluster's ``member``-th document (member < 8)."""
-    base = (cluster << 8) | (member << 5)
+    """The ``sketch`` table keys of a cluster's ``member``-th document (member < :data:`MAX_MEMBERS`)."""
+    base = (cluster << 8) | (member << 6)
     return [base | part for part in range(ENTRIES)]
 
 
-def _pack(values: Sequence[int], bits: int) -> list[int]:
-    """Fixed-width unsigned values, ``64 // bits`` to a signed 64-bit int."""
-    per = 64 // bits
-    words = []
-    for start in range(0, len(values), per):
-        word = 0
-        for offset, value in enumerate(values[start : start + per]):
-            word |= (value & ((1 << bits) - 1)) << (offset * bits)
-        words.append(word - (1 << 64) if word >= 1 << 63 else word)
-    return words
-
-
-def _unpack(words: Sequence[int], bits: int) -> list[int]:
-    per = 64 // bits
-    return [((word & _MASK64) >> (offset * bits)) & ((1 << bits) - 1) for word in words for offset in range(per)]
+def _words(data: bytes) -> list[int]:
+    return [int.from_bytes(data[i : i + 8], "little", signed=True) for i in range(0, len(data), 8)]
 
 
 def to_entries(value: Member) -> list[int]:
-    """The stored form: signed 64-bit ints (what every store keeps).
-
-    Edge keys keep their low 32 bits (they are compared, never looked up) and
-    gram counts saturate at 65,535.
-    """
-    words = [int.from_bytes(value.sketch.slots[i : i + 8], "little", signed=True) for i in range(0, SLOTS, 8)]
-    grams = [min(count, 0xFFFF) for count in value.grams]
-    return [value.sketch.grams, *words, *_pack(value.edges, 32), *_pack(grams, 16)]
+    """The stored form: signed 64-bit ints (what every store keeps)."""
+    return [value.sketch.grams, *_words(value.sketch.slots), *_words(value.lines.to_bytes(BLOOM_BITS // 8, "little"))]
 
 
 def from_entries(entries: Sequence[int | None]) -> Member | None:
-    """:func:`to_entries` reversed (edge keys as their low 32 bits); ``None`` when not stored."""
+    """:func:`to_entries` reversed; ``None`` when the member is not stored."""
     values = [int(entry) for entry in entries if entry is not None]
     if len(values) != ENTRIES:
         return None
-    slots = b"".join(word.to_bytes(8, "little", signed=True) for word in values[1 : 1 + _WORDS])
-    edges = tuple(_unpack(values[1 + _WORDS : 1 + _WORDS + EDGES], 32))
-    grams = tuple(_unpack(values[1 + _WORDS + EDGES :], 16))
-    return Member(Sketch(values[0], slots), edges, grams)
+    raw = b"".join(word.to_bytes(8, "little", signed=True) for word in values[1:])
+    slots, lines = raw[:SLOTS], raw[SLOTS:]
+    return Member(Sketch(values[0], slots), int.from_bytes(lines, "little"))

@@ -221,7 +221,8 @@ WRAP_MIN: Final = 40
 CHROME_KEEP: Final = 0.2
 
 _SEPARATOR_RE: Final = re.compile(r"\s[|·•»›>/\\-]\s|[|｜·•»›]")
-_SENTENCE_ENDS: Final = frozenset(".!?。！？…\"”’'）)」』]】;；:：")
+# Closing brackets are not sentence ends: link titles end with "(2)".
+_SENTENCE_ENDS: Final = frozenset(".!?。！？…\"”’'」』;；:：")
 
 
 def _weight(line: str) -> int:
@@ -235,6 +236,8 @@ def _continues(line: str, following: str) -> bool:
     """Whether ``line`` was wrapped and its sentence goes on in ``following``."""
     if line[-1] in _SENTENCE_ENDS or _weight(line) < WRAP_MIN or len(_SEPARATOR_RE.findall(line)) >= 2:
         return False  # a sentence's end, a short line, or a menu
+    if len(_SEPARATOR_RE.findall(following)) >= 2:
+        return False  # a menu follows a title
     first = following[0]
     return first.islower() or first.isdigit() or bool(_CJK_RE.match(first) and _CJK_RE.match(line[-1]))
 
@@ -246,7 +249,8 @@ def drop_chrome(text: str) -> str:
     lines, lines cut into :data:`CHROME_SEGMENTS` or more segments by
     separators (menus, breadcrumbs) and runs of :data:`CHROME_RUN` or more lines
     without a sentence end that are not a wrapped paragraph (link and headline
-    lists).  Keeps the page whole when too little would remain.  On every page,
+    lists); on shorter pages, only such a run at the very bottom.  Keeps the
+    page whole when too little would remain.  On every page,
     a long line that ends mid-sentence is joined with the next one, so hard
     wrapping does not cut sentences.
 
@@ -256,18 +260,30 @@ def drop_chrome(text: str) -> str:
     if "\n" not in text:
         return text
     lines = [line.strip() for line in text.split("\n")]
-    lines = [line for line in lines if line]
-    if len(lines) >= CHROME_MIN_LINES:
-        kept = _without_chrome(lines)
-        if sum(map(_weight, kept)) >= CHROME_KEEP * sum(map(_weight, lines)):
-            lines = kept
     joined: list[str] = []
     for line in lines:
+        if not line:
+            continue
         if joined and _continues(joined[-1], line):
             joined[-1] += " " + line
         else:
             joined.append(line)
+    kept = _without_chrome(joined) if len(joined) >= CHROME_MIN_LINES else _without_edge_lists(joined)
+    if sum(map(_weight, kept)) >= CHROME_KEEP * sum(map(_weight, joined)):
+        joined = kept
     return "\n".join(joined)
+
+
+def _without_edge_lists(lines: list[str]) -> list[str]:
+    """Drop a link list (:data:`CHROME_RUN` or more lines without a sentence end) at the bottom.
+
+    ("Related articles", "Popular now": other pages' titles, which differ
+    from page to page and would hide the site's footer above them.)
+    """
+    end = len(lines)
+    while end > 0 and lines[end - 1][-1] not in _SENTENCE_ENDS:
+        end -= 1
+    return lines[:end] if len(lines) - end >= CHROME_RUN else lines
 
 
 def _without_chrome(lines: list[str]) -> list[str]:

@@ -16,7 +16,7 @@ SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sa
 ALGORITHMS = [nshash.NSHash, nshash.SimHash, nshash.Shingles]
 # Each algorithm's options that change its fingerprints: reopening with one refuses.
 OTHER_OPTIONS: dict[type[nshash.Index], list[dict[str, object]]] = {
-    nshash.NSHash: [{"n": 3}, {"anchor": 0}, {"hashfunc": "md5"}, {"split": "design"}, {"min_match": 1}],
+    nshash.NSHash: [{"n": 3}, {"anchor": 0}, {"hashfunc": "md5"}, {"split": "design"}, {"min_match": 2}],
     nshash.SimHash: [{"k": 4}, {"ngram": 2}, {"features": "words"}, {"weights": "binary"}, {"blocks": 5}],
     nshash.Shingles: [{"w": 4}, {"threshold": 0.8}, {"num_perm": 128}, {"seed": 2}, {"bands": 12}],
 }

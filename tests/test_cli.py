@@ -324,7 +324,7 @@ def test_unknown_extension_and_bad_options(tmp_path: Path) -> None:
     assert "unknown option(s) colour" in one_line_error(bad_option)
     bad_value = run("dedup", "in.jsonl", "--online", "-O", "n=0", cwd=tmp_path)
     assert bad_value.returncode == 2
-    assert "n must be an int >= 1" in one_line_error(bad_value)
+    assert "n must be an int from 1 to 64" in one_line_error(bad_value)
     no_name = run("dedup", "in.jsonl", "--store", "leveldb", cwd=tmp_path)
     assert no_name.returncode == 2
     assert "--store leveldb needs --name" in one_line_error(no_name)

@@ -13,7 +13,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import nshash
-import nshash.many as many_module
 from nshash.many import document_counts, get_similar_many
 from tests.conftest import open_store_kind
 

@@ -65,11 +65,12 @@ def test_pinned_fingerprints() -> None:
 def test_pinned_head_and_tail_keys() -> None:
     doc = "The quick brown fox jumps over the lazy dog near the river bank."
     assert NSHash().sentences(doc) == ["thequickbrownfoxjumpsoverthelazydogneartheriverbank"]
-    # Head: the first 12 characters; tail: "\x01" and the last 12.
-    assert NSHash().get_nshash(doc) == [8774968019308388864, 14767598364661636702]
-    assert NSHash(hashfunc="md5").get_nshash(doc) == [17133706915190686138, 10835273780751256402]
+    # Latin script: head = the first 20 characters; tail = "\x01" and the last 20.
     whole = "thequickbrownfoxjumpsoverthelazydogneartheriverbank"
-    assert NSHash(anchor=0).get_nshash(doc) == [farmhash64(whole), farmhash64("\x01" + whole)]
+    assert NSHash().get_nshash(doc) == [145721584615143232, 16170492553571593744]
+    assert NSHash().get_nshash(doc) == [farmhash64(whole[:20]), farmhash64("\x01" + whole[-20:])]
+    assert NSHash(hashfunc="md5").get_nshash(doc) == [7788576237134972490, 5378250931134565604]
+    assert NSHash(anchor_latin=0).get_nshash(doc) == [farmhash64(whole), farmhash64("\x01" + whole)]
 
 
 def test_one_edited_character_spoils_one_key_only() -> None:
@@ -133,16 +134,31 @@ def test_unrelated_documents_get_new_ids(nsh: NSHash) -> None:
 
 def test_clusters_merge_transitively(nsh: NSHash) -> None:
     rng = random.Random(7)
-    s = [random_article(rng, 1) for _ in range(8)]
-    a = nsh.get_similar("".join(s[0:4]))
-    b = nsh.get_similar("".join(s[4:8]))
+    sentences = [random_article(rng, 1) for _ in range(6)]
+    a = nsh.get_similar("".join(sentences))
+    # The same article with the first and last characters of every sentence
+    # edited: no key matches, so it starts a cluster of its own (a miss).
+    edited = ["甲乙丙" + s[3:-4] + "丁戊。" for s in sentences]
+    b = nsh.get_similar("".join(edited))
     assert a != b
-    # Two sentences of each, interleaved: the same stretch of text matches both
-    # clusters, so they were one article all along.
-    bridge = nsh.get_similar(s[0] + s[4] + s[5] + s[1])
+    # A copy made of both: it verifies against both clusters, and they against
+    # each other, so they were one article all along.
+    bridge = nsh.get_similar("".join(sentences[:3] + edited[3:]))
     assert bridge == min(a, b)
     assert nsh.resolve(a) == nsh.resolve(b) == min(a, b)
     assert nsh.resolve_many([a, b, bridge]) == [min(a, b)] * 3
+
+
+def test_a_page_quoting_two_articles_does_not_merge_them(nsh: NSHash) -> None:
+    rng = random.Random(7)
+    s = [random_article(rng, 1) for _ in range(8)]
+    a = nsh.get_similar("".join(s[0:4]))
+    b = nsh.get_similar("".join(s[4:8]))
+    # Half of each: it may join one of them, but the two clusters do not verify
+    # against each other, so they stay apart.
+    bridge = nsh.get_similar(s[0] + s[4] + s[5] + s[1])
+    assert bridge in (a, b) or bridge > max(a, b)
+    assert nsh.resolve(a) == a and nsh.resolve(b) == b
 
 
 def test_a_shared_footer_does_not_merge_clusters(nsh: NSHash) -> None:
@@ -216,7 +232,11 @@ def test_lone_surrogates_do_not_crash() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"n": 0}, "n must be an int >= 1"),
+        ({"n": 0}, "n must be an int from 1 to 64"),
+        ({"n": 2**62}, "n must be an int from 1 to 64"),
+        ({"anchor": 2**62}, "anchor must be an int from 0 to 1000"),
+        ({"verify": 1.5}, "verify must be a number"),
+        ({"bogus": 1}, "unknown option"),
         ({"min_match": "2"}, "min_match must be an int"),
         ({"split": "regex"}, "split must be one of"),
         ({"hashfunc": "sha1"}, "unknown hashfunc"),
