@@ -281,6 +281,9 @@ class HashDBRedis(HashDB):
         >>> nsh = nshash.NSHash(hashdb=db)  # the same index  # doctest: +SKIP
     """
 
+    #: A forked child opens its own connection; the index lives in the server.
+    fork_safe = True
+
     def __init__(
         self,
         url: str = "redis://localhost:6379/0",
