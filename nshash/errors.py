@@ -12,11 +12,16 @@ it too, so code written against the built-ins keeps working.
     ├── MissingDependencyError (also ImportError) an optional extra is not installed
     ├── OptionError            (also ValueError)  an option out of its documented range
     │   └── UnknownOptionError (also TypeError)   an option name nshash does not know
+    ├── HashFuncError          (also ValueError)  a hash function that cannot be identified
     └── StoreError                                 anything about a HashDB
         ├── StoreClosedError                       used after close()
         ├── StoreCorruptError                      unreadable, corrupt or foreign data
+        │   └── StoreDataLostError                 a server (Redis) lost data it had acknowledged
         ├── StoreLockedError                       another process holds the store
+        ├── StoreForkedError                       used in a child forked after the store was opened
         ├── StoreConnectionError                   a server (Redis) cannot be reached
+        ├── StoreWriteError      (also OSError)    the disk refused a write (full, read-only, I/O error)
+        ├── StoreNameError       (also ValueError) a store name no file system accepts
         └── OptionsMismatchError (also ValueError) reopened with other fingerprint options
 """
 
@@ -59,8 +64,33 @@ class StoreCorruptError(StoreError):
     """The store's data is unreadable, corrupt or was not written by nshash."""
 
 
+class StoreDataLostError(StoreCorruptError):
+    """The server lost data it had acknowledged (restarted without persistence, flushed, an
+    older snapshot restored): going on would hand out cluster ids a second time."""
+
+
 class StoreLockedError(StoreError):
     """Another process has the store open."""
+
+
+class StoreForkedError(StoreError):
+    """The store was opened before ``os.fork()`` and used in the child.
+
+    Parent and child would each hand out the same ids and overwrite each
+    other's files: open the index in each process after forking, or use Redis.
+    """
+
+
+class StoreWriteError(StoreError, OSError):
+    """The disk refused a write: full (``ENOSPC``), read-only, quota or I/O error."""
+
+
+class StoreNameError(StoreError, ValueError):
+    """A store name that no file can have (empty, or a file name over 255 bytes)."""
+
+
+class HashFuncError(NSHashError, ValueError):
+    """A custom hash function that cannot be identified when the index is reopened."""
 
 
 class StoreConnectionError(StoreError):

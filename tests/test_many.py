@@ -218,8 +218,10 @@ def test_a_single_string_is_not_an_iterable_of_documents() -> None:
 
 
 def test_an_unpicklable_hashfunc_cannot_be_sent_to_workers() -> None:
-    def my_hash(text: str) -> int:
+    def length(text: str) -> int:
         return len(text)
+
+    my_hash = nshash.hashing.named_hashfunc("length", length)
 
     docs = corpus(10)
     assert nshash.NSHash(hashfunc=my_hash).get_similar_many(docs) == loop_ids(nshash.NSHash(hashfunc=my_hash), docs)

@@ -250,7 +250,7 @@ def test_bad_options_are_rejected(kwargs: dict[str, object], message: str) -> No
 
 
 def test_callable_hashfunc() -> None:
-    nsh = NSHash(hashfunc=lambda s: len(s) * 7919)
+    nsh = NSHash(hashfunc=nshash.hashing.named_hashfunc("len-x7919", lambda s: len(s) * 7919))
     assert nsh.get_nshash("abcdefghij。") == [10 * 7919, 11 * 7919]  # the tail carries a 1-char mark
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import nshash
+from nshash.stores.memory import read_state
 from tests.test_nshash import ARTICLE, ENGLISH
 
 # The child inserts documents and exits WITHOUT close(): crawler scripts rely
@@ -85,7 +86,7 @@ def test_save_every_bounds_what_a_crash_can_lose(tmp_path: Path) -> None:
     nsh = nshash.NSHash(tmp_path / "news", store_options={"save_every": 3})
     for inserted in range(1, 12):
         nsh.get_similar(unrelated(inserted))
-        saved_ids = pickle.loads(path.read_bytes())["next_id"] - 1 if path.exists() else 0
+        saved_ids = read_state(path)["next_id"] - 1 if path.exists() else 0
         assert inserted - 3 < saved_ids <= inserted
     nsh.close()
 

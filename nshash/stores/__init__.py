@@ -7,9 +7,11 @@ only when it is asked for.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
+from nshash.errors import StoreNameError
 from nshash.stores.base import TABLES, HashDB
 from nshash.stores.leveldb import HashDBLeveldb
 from nshash.stores.memory import HashDBMemory
@@ -18,12 +20,14 @@ StoreFactory = Callable[..., HashDB]
 
 
 def _memory(name: str | None, **options: Any) -> HashDB:
+    _check_name(name)
     return HashDBMemory(None if name is None else f"{name}.hashdb.pkl", **options)
 
 
 def _leveldb(name: str | None, **options: Any) -> HashDB:
     if name is None:
         raise ValueError("hashdb='leveldb' needs a name: its directory is '<name>.hashdb'")
+    _check_name(name)
     return HashDBLeveldb(f"{name}.hashdb", **options)
 
 
@@ -31,6 +35,13 @@ def _redis(name: str | None, **options: Any) -> HashDB:
     from nshash.stores.redis import HashDBRedis
 
     return HashDBRedis(prefix=name or "nshash", **options)
+
+
+def _check_name(name: str | None) -> None:
+    if name is not None and not os.fspath(name).strip():
+        raise StoreNameError(
+            f"name {name!r} would make a hidden file '.hashdb...': give a name, or name=None to stay in memory"
+        )
 
 
 _REGISTRY: dict[str, StoreFactory] = {"memory": _memory, "leveldb": _leveldb, "redis": _redis}

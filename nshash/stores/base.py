@@ -11,13 +11,15 @@ store is open and the table exists before calling them.  See the README
 
 from __future__ import annotations
 
+import os
 import threading
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
-from typing import Final, TypeVar
+from typing import ClassVar, Final, TypeVar
 
-from nshash.errors import StoreClosedError
+from nshash.errors import StoreClosedError, StoreForkedError
 
 T = TypeVar("T")
 
@@ -43,10 +45,20 @@ class HashDB(ABC):
         [1, None]
     """
 
+    #: Whether a child forked after opening may go on using the store.  A store
+    #: whose state lives in this process (dicts, a LevelDB handle) is not: parent
+    #: and child would hand out the same ids and overwrite each other's files.
+    #: A store that reconnects to a shared server after a fork sets it (Redis).
+    fork_safe: ClassVar[bool] = False
+
     def __init__(self) -> None:
         self._closed = False
+        self._forked = False
+        self._opened_pid = os.getpid()
         # Reentrant so that a transaction may call the store's own methods.
         self._lock = threading.RLock()
+        if not self.fork_safe:
+            _IN_THIS_PROCESS.add(self)
 
     # -- what a backend implements (called only while open, with a valid table) --
     @abstractmethod
@@ -146,8 +158,8 @@ class HashDB(ABC):
 
     @property
     def closed(self) -> bool:
-        """Whether :meth:`close` was called."""
-        return self._closed
+        """Whether :meth:`close` was called (in this process)."""
+        return self._closed and not self._forked
 
     def close(self) -> None:
         """Flush and release the store; later use raises :class:`StoreClosedError`."""
@@ -164,7 +176,21 @@ class HashDB(ABC):
 
     def _check_open(self) -> None:
         if self._closed:
+            if self._forked:
+                raise StoreForkedError(
+                    f"{self.describe()} was opened in process {self._opened_pid} and is used in process "
+                    f"{os.getpid()}, forked from it: both would hand out the same ids and overwrite each "
+                    "other's data.  Open the index after forking (in each worker, e.g. a Pool initializer), "
+                    "or use hashdb='redis', which processes share"
+                )
             raise StoreClosedError(f"{type(self).__name__} is closed")
+
+    def _forked_off(self) -> None:
+        """In a forked child: refuse every later call, and never flush or release the parent's data."""
+        if not self._closed:
+            self._forked = True
+            # The fast paths test only _closed; close() then does nothing in the child.
+            self._closed = True
 
     def describe(self) -> str:
         """Where the store keeps its data, for messages and ``nshash stats``."""
@@ -188,6 +214,19 @@ class HashDB(ABC):
 
 
 HashDBT = TypeVar("HashDBT", bound=HashDB)
+
+# Every open store that a forked child must not use; checked once per fork,
+# so operations pay nothing for the check.
+_IN_THIS_PROCESS: weakref.WeakSet[HashDB] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for store in list(_IN_THIS_PROCESS):
+        store._forked_off()
+    _IN_THIS_PROCESS.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def check_table(table: str) -> None:

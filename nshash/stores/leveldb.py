@@ -1,15 +1,33 @@
-"""HashDBLeveldb: a LevelDB directory ``<name>.hashdb`` (plyvel)."""
+"""HashDBLeveldb: a LevelDB directory ``<name>.hashdb`` (plyvel).
+
+A store created by this version carries a format marker; an existing
+directory without one is opened only if it looks like an older nshash store
+(its keys all in nshash's key ranges, and the index options recorded), so a
+LevelDB of another program is refused, never written to.  LevelDB runs with
+``paranoid_checks``: a damaged log or table makes the open fail (a
+:class:`~nshash.StoreCorruptError`) instead of silently dropping what it
+cannot read.  Every plyvel error becomes an :class:`~nshash.NSHashError`.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from nshash.errors import StoreCorruptError, StoreError, StoreLockedError, missing_dependency
+from nshash.errors import (
+    NSHashError,
+    StoreCorruptError,
+    StoreError,
+    StoreLockedError,
+    StoreWriteError,
+    missing_dependency,
+)
 from nshash.stores.base import HashDB, check_table
+from nshash.stores.files import check_file_name, os_error
 
 T = TypeVar("T")
 
@@ -18,6 +36,12 @@ T = TypeVar("T")
 _PREFIX = {"fp": b"f", "parent": b"p", "stat": b"s", "bkt": b"b", "slot": b"o", "sig": b"g", "sketch": b"k"}
 _META = b"m"
 _NEXT_ID = _META + b"next_id"
+# Outside the meta key range (b"m" + any str), so no meta key can collide with it.
+_FORMAT_KEY = b"Mformat"
+_FORMAT = b"nshash.leveldb/1"
+# What an older nshash store holds: its tables, its meta, and the options every index records.
+_OURS = frozenset(_PREFIX.values()) | {_META}
+_LEGACY_OPTIONS = _META + b"options"
 _KEY = struct.Struct(">Q")
 _VALUE = struct.Struct(">q")
 
@@ -77,11 +101,15 @@ class _Transaction:
 
     def commit(self) -> None:
         if self._pending:
-            batch = self._store._db.write_batch(sync=self._store.sync)
-            put = batch.put
-            for raw_key, raw in self._pending.items():
-                put(raw_key, raw)
-            batch.write()
+            store = self._store
+            try:
+                batch = store._db.write_batch(sync=store.sync)
+                put = batch.put
+                for raw_key, raw in self._pending.items():
+                    put(raw_key, raw)
+                batch.write()
+            except store._plyvel.Error as exc:
+                raise store._write_failed(exc) from exc
         self._store._next_id = self._next_id
 
 
@@ -117,22 +145,39 @@ class HashDBLeveldb(HashDB):
             import plyvel
         except ImportError as exc:  # pragma: no cover - plyvel is a core dependency
             raise missing_dependency("plyvel", "leveldb") from exc
+        self._plyvel: Any = plyvel
         self.path = Path(path)
         self.sync = sync
-        if self.path.exists() and not self.path.is_dir():
-            raise StoreCorruptError(f"{str(self.path)!r} is a file, not a LevelDB directory")
+        check_file_name(self.path, "HashDBLeveldb")
         try:
+            if self.path.exists() and not self.path.is_dir():
+                raise StoreCorruptError(f"{str(self.path)!r} is a file, not a LevelDB directory")
             # Create only where nothing is: a LevelDB that lost its CURRENT file
             # would otherwise be replaced by an empty one, its tables deleted.
             create = not self.path.exists() or not any(self.path.iterdir())
             if create:  # here, not in LevelDB, so that "permission denied" is what gets reported
                 self.path.mkdir(exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"cannot open LevelDB store {str(self.path)!r}: {exc.strerror or exc}") from exc
+            raise os_error(exc, self.describe(), "opening") from exc
+        self._db: Any = self._open(create)
+        try:
+            self._check_format(create)
+            raw = self._db.get(_NEXT_ID)
+            self._next_id = int(raw) if raw is not None else 1
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _open(self, create: bool) -> Any:
+        plyvel = self._plyvel
         try:
             # A bloom filter makes lookups of unseen fingerprints (most of them) skip disk reads.
-            self._db: Any = plyvel.DB(
-                str(self.path), create_if_missing=create, bloom_filter_bits=10, lru_cache_size=64 << 20
+            return plyvel.DB(
+                str(self.path),
+                create_if_missing=create,
+                bloom_filter_bits=10,
+                lru_cache_size=64 << 20,
+                paranoid_checks=True,
             )
         except plyvel.IOError as exc:
             message = str(exc)
@@ -141,45 +186,108 @@ class HashDBLeveldb(HashDB):
                 raise StoreLockedError(
                     f"LevelDB store {str(self.path)!r} is open in another process (or another store object)"
                 ) from exc
+            if "No space left" in message:
+                raise StoreWriteError(
+                    f"{self.describe()}: no space left while opening ({message}); free disk space, then retry"
+                ) from exc
             raise StoreError(f"cannot open LevelDB store {str(self.path)!r}: {message}") from exc
         except plyvel.Error as exc:
-            raise StoreCorruptError(f"{str(self.path)!r} is not a readable LevelDB: {exc}") from exc
+            raise StoreCorruptError(
+                f"{str(self.path)!r} is not a readable LevelDB ({exc}); it was left untouched: restore it "
+                "from a backup, or try plyvel.repair_db on a copy (repair drops what it cannot read)"
+            ) from exc
+
+    def _check_format(self, create: bool) -> None:
+        """Mark a new store as ours; refuse a directory some other program wrote."""
+        db = self._db
+        found = db.get(_FORMAT_KEY)
+        if found == _FORMAT:
+            return
+        if found is not None:
+            raise StoreCorruptError(f"{self.describe()} has format {found!r}, not {_FORMAT!r}; it was left untouched")
+        first = next(db.iterator(include_value=False), None)
+        # An older nshash store: every key in nshash's ranges, and the options an index records.
+        legacy = db.get(_LEGACY_OPTIONS) is not None and all(
+            key[:1] in _OURS for key in db.iterator(include_value=False)
+        )
+        if first is not None and not legacy:
+            raise StoreCorruptError(
+                f"{self.describe()} is a LevelDB not written by nshash; it was left untouched: pass another name"
+            )
+        try:
+            db.put(_FORMAT_KEY, _FORMAT, sync=True)
+        except self._plyvel.Error as exc:
+            raise self._write_failed(exc) from exc
+
+    def _write_failed(self, exc: Exception) -> NSHashError:
+        """The error for a failed write; LevelDB refuses every later write, so the next call reopens it."""
+        self._broken = True
+        message = str(exc)
+        if "No space left" in message:
+            return StoreWriteError(
+                f"{self.describe()}: no space left on the device ({message}); the document was not stored: "
+                "free disk space and retry it (the store reopens itself on the next call)"
+            )
+        return StoreError(
+            f"{self.describe()}: LevelDB failed to write ({message}); the document was not stored: retry it "
+            "(the store reopens itself on the next call)"
+        )
+
+    _broken = False
+
+    def _recover(self) -> None:
+        """Reopen LevelDB after a failed write, so that freeing disk space is enough to go on."""
+        with contextlib.suppress(self._plyvel.Error):
+            self._db.close()
+        self._db = self._open(create=False)
+        self._broken = False
         raw = self._db.get(_NEXT_ID)
         self._next_id = int(raw) if raw is not None else 1
 
     def _get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
-        return _Transaction(self).get_many(table, keys)
+        return self._run(lambda: _Transaction(self).get_many(table, keys))
 
     def _put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
-        with self._lock:
-            view = _Transaction(self)
-            view.put_many(table, items)
-            view.commit()
+        self.transaction(lambda view: view.put_many(table, items))
 
     def _get_meta(self, key: str) -> str | None:
-        return _Transaction(self).get_meta(key)
+        return self._run(lambda: _Transaction(self).get_meta(key))
 
     def _set_meta(self, key: str, value: str) -> None:
-        with self._lock:
-            self._db.put(_META + key.encode(), value.encode(), sync=self.sync)
+        self.transaction(lambda view: view.set_meta(key, value))
 
     def _allocate_id(self) -> int:
-        with self._lock:
-            view = _Transaction(self)
-            new_id = view.allocate_id()
-            view.commit()
-            return new_id
+        return int(self.transaction(lambda view: view.allocate_id()))
 
     def _count(self, table: str) -> int:
-        return sum(1 for _ in self._db.iterator(prefix=_PREFIX[table], include_value=False))
+        return self._run(lambda: sum(1 for _ in self._db.iterator(prefix=_PREFIX[table], include_value=False)))
 
     def transaction(self, func: Callable[[Any], T]) -> T:
         self._check_open()
         with self._lock:
-            view = _Transaction(self)
-            result = func(view)
-            view.commit()
-            return result
+
+            def body() -> T:
+                view = _Transaction(self)
+                result = func(view)
+                view.commit()
+                return result
+
+            return self._run(body)
+
+    def _run(self, operation: Callable[[], T]) -> T:
+        """``operation()``, with plyvel's errors translated (and LevelDB reopened after a failed write)."""
+        with self._lock:
+            if self._broken:
+                self._recover()
+            try:
+                return operation()
+            except self._plyvel.CorruptionError as exc:
+                raise StoreCorruptError(
+                    f"{self.describe()} is damaged ({exc}); restore it from a backup, or try "
+                    "plyvel.repair_db on a copy (repair drops what it cannot read)"
+                ) from exc
+            except self._plyvel.Error as exc:
+                raise StoreError(f"{self.describe()}: LevelDB failed: {exc}") from exc
 
     def _release(self) -> None:
         self._db.close()
@@ -188,4 +296,7 @@ class HashDBLeveldb(HashDB):
         return f"HashDBLeveldb({self.path!s})"
 
     def size_bytes(self) -> int | None:
-        return sum(entry.stat().st_size for entry in self.path.iterdir() if entry.is_file())
+        try:
+            return sum(entry.stat().st_size for entry in self.path.iterdir() if entry.is_file())
+        except OSError:
+            return None

@@ -24,6 +24,7 @@ slot (this store itself talks to one server).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import struct
@@ -36,6 +37,7 @@ from nshash.errors import (
     OptionsMismatchError,
     StoreConnectionError,
     StoreCorruptError,
+    StoreDataLostError,
     StoreError,
     missing_dependency,
 )
@@ -44,6 +46,8 @@ from nshash.stores.base import TABLES, HashDB, check_table
 T = TypeVar("T")
 
 _FORMAT = b"nshash.redis/1"
+# Read at the start of every transaction: see HashDBRedis._check_identity.
+_IDENTITY_FIELDS = ("format", "identity", "next_id", "lost")
 #: Buckets per table for a new index; an existing index keeps the number it was created with.
 BUCKETS = 4096
 _KEY = struct.Struct(">Q")
@@ -141,17 +145,15 @@ class _View:
 
     def _call(self, commands: list[Command]) -> list[Any]:
         if not self._checked:
-            # Every transaction checks that the index still exists: a server
-            # restarted without persistence would otherwise hand out ids again.
-            commands = [("HGET", self._keys.store, "format"), *commands]
+            # Every transaction checks that the index is still the one this
+            # client opened, and no older: a server restarted without
+            # persistence, flushed or restored from an older snapshot would
+            # otherwise hand out ids again.
+            commands = [("HMGET", self._keys.store, *_IDENTITY_FIELDS), *commands]
         replies = self._store._roundtrip(commands)
         if not self._checked:
             self._checked = True
-            if replies[0] != _FORMAT:
-                raise StoreCorruptError(
-                    f"{self._store.describe()}: the index is gone from the server (restarted without "
-                    "persistence, flushed or its keys deleted); nshash stops rather than hand out ids again"
-                )
+            self._store._check_identity(replies[0])
             replies = replies[1:]
         return replies
 
@@ -200,7 +202,9 @@ class _View:
     def allocate_id(self) -> int:
         # Not watched and not part of the MULTI: HINCRBY is atomic by itself,
         # and an id taken by an attempt that is retried is simply never used.
-        return int(self._call([("HINCRBY", self._keys.store, "next_id", 1)])[0])
+        new_id = int(self._call([("HINCRBY", self._keys.store, "next_id", 1)])[0])
+        self._store._check_new_id(new_id)
+        return new_id
 
     def count(self, table: str) -> int:
         """Keys in ``table`` as committed (like LevelDB's view, pending writes are not counted)."""
@@ -254,6 +258,9 @@ class HashDBRedis(HashDB):
             share one server.
         timeout: seconds to wait for the server before raising
             :class:`~nshash.StoreConnectionError`.
+        create: create the index when the prefix holds none; ``False`` raises
+            :class:`~nshash.StoreDataLostError` instead (for workers of a fleet,
+            so a server that lost its data is refused, not started over).
         max_conflicts: retries of one transaction before giving up with a
             :class:`~nshash.StoreError` (never reached unless clients fight over a
             handful of keys).
@@ -262,14 +269,31 @@ class HashDBRedis(HashDB):
             Redis spends ~67 instead of ~18 bytes per key, so take 65536 for
             an index of ~30M fingerprints).  ``None`` takes the index's own.
 
-    Durability is the server's: use ``appendonly yes`` for crawls that must
-    survive a restart of Redis.  A store object holds one connection; threads
-    sharing it take turns.
+    Durability is the server's.  Run Redis with ``appendonly yes`` and
+    ``appendfsync always`` (every acknowledged write on disk before the reply)
+    or ``everysec`` (a crash of the server may lose its last second); RDB
+    snapshots alone (``save ...``) lose everything since the last snapshot.
+    Never ``FLUSHALL``/``FLUSHDB`` a server that holds an index.
+
+    An id is never handed out twice, even by a server that lost data: the
+    index has an identity (a random token made when it is created) and every
+    client keeps the highest id it has seen.  A client that finds the identity
+    gone or changed (restart without persistence, a flush) or the id counter
+    below its mark (an older snapshot restored, an ``everysec`` crash) raises
+    :class:`~nshash.StoreDataLostError` and leaves a ``lost`` mark in
+    ``{prefix}:store``, so every other client, new ones too, refuses the index
+    until an operator deletes that key (``DEL {prefix}:store``, which starts the
+    index over).  A client started *after* a flush, before any old client has
+    run, cannot know the index existed: start the workers of a fleet with
+    ``create=False`` once the index is created, and they refuse a missing
+    index instead of starting it over at id 1.  A store object holds one
+    connection; threads sharing it take turns.
 
     Raises:
         StoreConnectionError: the server cannot be reached (the message names it).
-        StoreCorruptError: keys under ``prefix`` were not written by nshash, or
-            the index disappeared from the server while in use.
+        StoreCorruptError: keys under ``prefix`` were not written by nshash.
+        StoreDataLostError: the index disappeared, changed or went back in time
+            on the server (a :class:`~nshash.StoreCorruptError`).
         OptionsMismatchError: ``buckets`` differs from the existing index's.
         MissingDependencyError: ``redis`` is not installed (``pip install 'nshash[redis]'``).
 
@@ -281,6 +305,9 @@ class HashDBRedis(HashDB):
         >>> nsh = nshash.NSHash(hashdb=db)  # the same index  # doctest: +SKIP
     """
 
+    #: A forked child opens its own connection; the index lives in the server.
+    fork_safe = True
+
     def __init__(
         self,
         url: str = "redis://localhost:6379/0",
@@ -289,6 +316,7 @@ class HashDBRedis(HashDB):
         timeout: float = 10.0,
         max_conflicts: int = 1000,
         buckets: int | None = None,
+        create: bool = True,
     ) -> None:
         super().__init__()
         if not isinstance(url, str):
@@ -323,8 +351,11 @@ class HashDBRedis(HashDB):
         # an UNWATCH then rides along with the next command sent.
         self._stale_watch = False
         self._keys = _Keys(prefix, BUCKETS if buckets is None else buckets)
+        #: The index's identity token and the highest id this client has seen.
+        self._identity: bytes | None = None
+        self._high_water = 0
         try:
-            self._keys = _Keys(prefix, self._open_index(buckets))
+            self._keys = _Keys(prefix, self._open_index(buckets, bool(create)))
         except BaseException:
             self._release()
             raise
@@ -387,23 +418,32 @@ class HashDBRedis(HashDB):
                 time.sleep(_JITTER.uniform(0, min(0.05, 0.0001 * 2**attempt)))
 
     # -- connection ------------------------------------------------------------
-    def _open_index(self, buckets: int | None) -> int:
-        """Check (or create) the index's format marker; return its bucket count."""
+    def _open_index(self, buckets: int | None, create: bool) -> int:
+        """Check (or create) the index's format marker and identity; return its bucket count."""
         keys = self._keys
+        fields = ("format", "buckets", "identity", "next_id", "lost")
         with self._lock:
-            found, meta_exists = self._roundtrip([("HMGET", keys.store, "format", "buckets"), ("EXISTS", keys.meta)])
+            found, meta_exists = self._roundtrip([("HMGET", keys.store, *fields), ("EXISTS", keys.meta)])
+            if found[4] is not None:
+                self._raise_lost(found[4].decode(errors="replace"), mark=False)
             if found[0] is None:
                 if meta_exists:
                     raise StoreCorruptError(
                         f"{self.describe()}: keys under this prefix were not written by nshash "
                         "(or the index lost its format marker); use another prefix"
                     )
+                if not create:
+                    raise StoreDataLostError(
+                        f"{self.describe()}: there is no index under this prefix (never created, or the server "
+                        "lost it); create it with create=True"
+                    )
                 # HSETNX: clients creating the index at the same moment agree on one marker.
                 found = self._roundtrip(
                     [
                         ("HSETNX", keys.store, "format", _FORMAT),
                         ("HSETNX", keys.store, "buckets", keys.buckets),
-                        ("HMGET", keys.store, "format", "buckets"),
+                        ("HSETNX", keys.store, "identity", os.urandom(16).hex()),
+                        ("HMGET", keys.store, *fields),
                     ]
                 )[-1]
         if found[0] != _FORMAT:
@@ -418,7 +458,49 @@ class HashDBRedis(HashDB):
             raise OptionsMismatchError(
                 f"{self.describe()} was created with buckets={stored}, not {buckets}; pass buckets=None"
             )
+        if found[2] is None:  # an index made before identities: give it one
+            with self._lock:
+                found = self._roundtrip(
+                    [("HSETNX", keys.store, "identity", os.urandom(16).hex()), ("HMGET", keys.store, *fields)]
+                )[-1]
+        self._identity = found[2]
+        self._high_water = _int_or_zero(found[3])
         return stored
+
+    def _check_identity(self, found: list[Any]) -> None:
+        """Refuse an index that is gone, another one, or older than this client has seen."""
+        format_, identity, next_id, lost = found
+        if lost is not None:
+            self._raise_lost(lost.decode(errors="replace"), mark=False)
+        if format_ != _FORMAT:
+            self._raise_lost(
+                "the index is gone from the server (restarted without persistence, flushed or its keys deleted)"
+            )
+        if identity != self._identity:
+            self._raise_lost("the index was replaced by another one (the server lost it and a client created it again)")
+        counter = _int_or_zero(next_id)
+        if counter < self._high_water:
+            self._raise_lost(
+                f"the id counter went back from {self._high_water} to {counter} (an older snapshot restored)"
+            )
+        self._high_water = counter
+
+    def _check_new_id(self, new_id: int) -> None:
+        if new_id <= self._high_water:
+            self._raise_lost(f"the id counter handed out {new_id}, not above {self._high_water} seen before")
+        self._high_water = new_id
+
+    def _raise_lost(self, reason: str, *, mark: bool = True) -> None:
+        if mark:
+            # Every client, and every one started later, refuses until an operator decides.
+            note = f"{reason}; seen by a client at id {self._high_water}"
+            with contextlib.suppress(StoreError):
+                self._roundtrip([("HSET", self._keys.store, "lost", note)])
+        raise StoreDataLostError(
+            f"{self.describe()}: {reason}; nshash stops rather than hand out ids again.  Configure Redis "
+            "with appendonly yes (see the HashDBRedis docstring); to start the index over, delete "
+            f"{self._keys.store!r} and every key of the prefix"
+        )
 
     def _conn(self) -> Any:
         if self._connection is None or self._pid != os.getpid():
@@ -492,6 +574,13 @@ class HashDBRedis(HashDB):
             raise
         except StoreError:
             return None  # managed servers may disable MEMORY or scripting
+
+
+def _int_or_zero(raw: Any) -> int:
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _pow2(value: int) -> bool:
