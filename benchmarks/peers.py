@@ -47,19 +47,28 @@ __all__ = [
 # add ablations here and every runner and the plot pick them up.
 NSHASH_VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("nshash", {}),
-    ("nshash split=original", {"split": "original"}),
-    ("nshash normalize=False", {"normalize": False}),
+    ("nshash verify=0.6 only", {"verify": 0.6, "verify_voted": 0.6}),
+    ("nshash verify=0.8/0.6", {"verify": 0.8, "verify_voted": 0.6}),
+    ("nshash members=1", {"members": 1}),
+    ("nshash chrome=False", {"chrome": False}),
+    ("nshash fold=False", {"fold": False}),
     ("nshash boilerplate=False", {"boilerplate": False}),
-    ("nshash split=design", {"split": "design"}),
-    ("nshash anchor=0", {"anchor": 0}),
-    ("nshash min_match=1", {"min_match": 1}),
-    ("nshash boilerplate_after=2", {"boilerplate_after": 2}),
-    ("nshash n=3", {"n": 3}),
-    ("nshash n=8", {"n": 8}),
-    # nshash 0.7's rules, as documented for migrating users.
+    ("nshash extra=3", {"extra": 3}),
+    ("nshash anchor=12 anchor_latin=12", {"anchor_latin": 12}),
+    # nshash 0.7's rules, as documented for migrating users (verification cannot be switched off: ~0 passes all).
     (
         "nshash 0.7 rules",
-        {"split": "original", "normalize": False, "boilerplate": False, "min_match": 1, "anchor": 0},
+        {
+            "split": "original",
+            "normalize": False,
+            "boilerplate": False,
+            "anchor": 0,
+            "anchor_latin": 0,
+            "chrome": False,
+            "fold": False,
+            "verify": 1e-9,
+            "verify_voted": 1e-9,
+        },
     ),
 ]
 

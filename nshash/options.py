@@ -70,7 +70,7 @@ class Options:
     normalize: bool = True
     min_len: int = 8
     min_match: int = 1
-    extra: int = 3
+    extra: int = 6
     anchor: int = 12
     anchor_latin: int = 20
     fold: bool = True

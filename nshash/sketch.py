@@ -160,10 +160,12 @@ def shared_chrome(line_keys: Sequence[int], line_grams: Sequence[int], bits: int
     head = _edge_run(shared, line_grams, skip=1)
     # Below a site's footer there may be a list of other pages' titles that
     # differ from page to page; when the header shows one site, step over it.
+    # One short last line of its own (a share link, a timestamp) is stepped
+    # over on any page; a list of them only when the header shows one site.
+    limit = _LIST_LINES if head - {0} else 1  # a shared title alone says nothing about the site
     skip = 0
-    if head - {0}:  # a shared title alone says nothing about the site
-        while skip < min(_LIST_LINES, count) and not shared[-1 - skip] and line_grams[-1 - skip] < _LIST_GRAMS:
-            skip += 1
+    while skip < min(limit, count) and not shared[-1 - skip] and line_grams[-1 - skip] < _LIST_GRAMS:
+        skip += 1
     foot = {count - 1 - index for index in _edge_run(shared[::-1], line_grams[::-1], skip=skip)}
     if not foot:
         return 0  # a copy that keeps the top of an article (truncated), not a site's frame
