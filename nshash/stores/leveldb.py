@@ -170,6 +170,10 @@ class HashDBLeveldb(HashDB):
             view.commit()
             return new_id
 
+    def highest_id(self) -> int:
+        self._check_open()
+        return self._next_id - 1
+
     def _count(self, table: str) -> int:
         return sum(1 for _ in self._db.iterator(prefix=_PREFIX[table], include_value=False))
 
