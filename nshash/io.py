@@ -101,7 +101,7 @@ class Table:
         errors = _Errors(self.source)
         for index, value in enumerate(values):
             if not isinstance(value, str):
-                what = "missing" if _is_missing(value) else f"{type(value).__name__}, not text"
+                what = "missing" if is_missing(value) else f"{type(value).__name__}, not text"
                 errors.add(self.where(index), f"field {field!r} is {what}")
         errors.raise_if_any()
         return list(values)
@@ -346,8 +346,15 @@ def _decode_line(raw: bytes, number: int, errors: _Errors) -> str | None:
         return None
 
 
-def _is_missing(value: object) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or type(value).__name__ == "NAType"
+def is_missing(value: object) -> bool:
+    """Whether ``value`` is a missing value: ``None``, a float ``NaN``, ``pd.NA`` or ``pd.NaT``.
+
+    >>> [is_missing(v) for v in (None, float("nan"), "", 0)]
+    [True, True, False, False]
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return True
+    return type(value).__name__ in ("NAType", "NaTType")
 
 
 def _names(names: Sequence[str]) -> str:
