@@ -29,9 +29,10 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
+from nshash.encoding import check_encoding, decode_bytes
 from nshash.errors import MissingDependencyError, NSHashError, OptionsMismatchError, StoreError, StoreLockedError
 from nshash.index import Index
-from nshash.io import STDIO, InputError, check_encoding, decode_bytes, read_table, write_table
+from nshash.io import STDIO, InputError, read_table, write_table
 from nshash.log import get_logger
 from nshash.stores import HashDB, open_store
 

@@ -10,6 +10,7 @@ it too, so code written against the built-ins keeps working.
     ├── DocumentTypeError      (also TypeError)   a document that is not str/bytes
     ├── DocumentDecodeError    (also ValueError)  bytes that are not valid UTF-8
     ├── MissingDependencyError (also ImportError) an optional extra is not installed
+    ├── InputError             (also ValueError)  a file of documents that cannot be read as asked
     └── StoreError                                 anything about a HashDB
         ├── StoreClosedError                       used after close()
         ├── StoreCorruptError                      unreadable, corrupt or foreign data
@@ -35,6 +36,10 @@ class DocumentDecodeError(NSHashError, ValueError):
 
 class MissingDependencyError(NSHashError, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
+
+
+class InputError(NSHashError, ValueError):
+    """A file of documents cannot be read or written as asked (missing, malformed, no such column)."""
 
 
 class StoreError(NSHashError):

@@ -23,8 +23,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, Final
 
-from nshash.errors import NSHashError, missing_dependency
-from nshash.log import get_logger
+from nshash.encoding import check_encoding, decode_bytes
+from nshash.errors import InputError as InputError  # re-exported: nshash.io.InputError stays valid
+from nshash.errors import missing_dependency
 
 #: File extensions and the format each one means.
 FORMATS: Final = {
@@ -35,15 +36,10 @@ FORMATS: Final = {
     ".xlsx": "excel",
 }
 STDIO: Final = "-"
-log = get_logger(__name__)
 # The library pandas needs for each format (named in the install hint).
 _ENGINES: Final = {"parquet": "pyarrow", "excel": "openpyxl"}
 # How many bad line numbers one message lists before it says "and N more".
 _SHOWN_ERRORS: Final = 10
-
-
-class InputError(NSHashError, ValueError):
-    """A file of documents cannot be read or written as asked (missing, malformed, no such column)."""
 
 
 def file_format(path: str) -> str:
@@ -191,44 +187,6 @@ def check_input_path(path: str) -> None:
         raise InputError(f"{path}: is a directory; give a file (JSONL, CSV, Parquet or Excel)")
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file")
-
-
-def check_encoding(encoding: str) -> None:
-    """Refuse an encoding Python does not know, before any file is read."""
-    if encoding == "auto":
-        return
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise LookupError(f"unknown encoding {encoding!r} (e.g. utf-8, gb18030, big5, latin-1, or auto)") from None
-
-
-def decode_bytes(data: bytes, source: str, encoding: str) -> str:
-    """``data`` decoded as ``encoding`` (``'auto'``: detected); a bad byte is an error naming its line.
-
-    >>> decode_bytes("标题".encode("gb18030"), "f.csv", "gb18030")
-    '标题'
-    """
-    if encoding == "auto":
-        encoding = detect_encoding(data, source)
-    try:
-        return data.decode(encoding)
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError(f"{source} line {line}: not valid {encoding} ({exc.reason})") from exc
-
-
-def detect_encoding(data: bytes, source: str) -> str:
-    """The encoding ``charset-normalizer`` finds most likely for ``data`` (``nshash[detect]``)."""
-    try:
-        from charset_normalizer import from_bytes
-    except ImportError as exc:
-        raise missing_dependency("charset-normalizer", "detect") from exc
-    best = from_bytes(data).best()
-    if best is None:
-        raise InputError(f"{source}: cannot tell its encoding; give it with --encoding")
-    log.info("%s: detected encoding %s", source, best.encoding)
-    return str(best.encoding)
 
 
 def _read_text_table(kind: str, stream: IO[bytes], source: str, encoding: str) -> Table:
