@@ -341,7 +341,7 @@ def test_crawl_drops_near_duplicates_and_a_second_crawl_drops_everything(site: s
 @pytest.mark.xfail(
     strict=True,
     reason="core: a page whose every sentence was later marked boilerplate gets a new id when added again "
-    "(8 of the sample's 216 pages in a second pass with default options); the query API's is_new/score should fix it",
+    "(7 of the 216 sample pages in a second crawl, 8 in a plain get_similar loop); for the core to fix",
 )
 def test_second_crawl_with_default_options_drops_everything(site: str, tmp_path: Path) -> None:
     first = crawl(tmp_path, site, out="first.jsonl")
