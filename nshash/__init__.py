@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-from nshash.batch import similar_ids
 from nshash.core import NSHash
 from nshash.errors import (
     DocumentDecodeError,
@@ -28,6 +27,7 @@ from nshash.errors import (
     StoreWriteError,
 )
 from nshash.index import Index
+from nshash.pandas import similar_ids
 from nshash.shingles import Shingles
 from nshash.simhash import SimHash
 from nshash.stores import HashDB, HashDBLeveldb, HashDBMemory, register_store

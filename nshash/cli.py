@@ -26,13 +26,24 @@ import json
 import os
 import sys
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
-from nshash.errors import MissingDependencyError, NSHashError, OptionError, OptionsMismatchError, StoreError
+from nshash.encoding import check_encoding, decode_bytes
+from nshash.errors import (
+    MissingDependencyError,
+    NSHashError,
+    OptionError,
+    OptionsMismatchError,
+    StoreError,
+    StoreLockedError,
+)
 from nshash.index import Index
 from nshash.io import STDIO, InputError, read_table, write_table
+from nshash.log import get_logger
 from nshash.stores import HashDB, open_store
+
+log = get_logger(__name__)
 
 #: ``--algorithm`` choices: name -> ``"module:Class"`` of an :class:`~nshash.Index`
 #: subclass, imported only when chosen.  A new algorithm adds one line here.
@@ -73,9 +84,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "encoding", None) is not None:
+            check_encoding(args.encoding)
         return int(args.run(args))
     except (UsageError, OptionError) as exc:
         return _fail(exc, EXIT_USAGE)
+    except LookupError as exc:  # --encoding
+        return _fail(exc, EXIT_USAGE)
+    except StoreLockedError as exc:
+        hint = "another process has the index open (a crawl?): stop it first, or share the index through --store redis"
+        return _fail(f"{exc} ({hint})", EXIT_STORE)
     except MissingDependencyError as exc:
         return _fail(exc, EXIT_DEPENDENCY)
     except StoreError as exc:
@@ -93,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
 
-def _fail(exc: BaseException, code: int) -> int:
+def _fail(exc: BaseException | str, code: int) -> int:
     message = " ".join(str(exc).split())  # one line, whatever the message held
     print(f"nshash: error: {message}", file=sys.stderr)
     return code
@@ -107,7 +125,7 @@ def _dedup(args: argparse.Namespace) -> int:
         raise UsageError(f"--workers must be >= 1, not {args.workers}")
     if args.name is None and args.store != "memory":
         raise UsageError(f"--store {args.store} needs --name (the index to create or continue)")
-    table = read_table(args.input)
+    table = read_table(args.input, encoding=args.encoding)
     texts = table.texts(args.field)
     progress = _want_progress(args.progress, len(texts))
     if args.name is not None or args.online or args.algorithm not in (None, "nshash"):
@@ -142,10 +160,29 @@ def _batch_ids(texts: list[str], options: dict[str, Any], workers: int, progress
         raise UsageError("batch mode (nshash.similar_ids) is not available in this version; use --online or --name")
     accepted = inspect.signature(similar_ids).parameters
     # Pass the run settings only if the batch function takes them; the rest are algorithm options.
-    extra = {key: value for key, value in (("workers", workers), ("progress", progress)) if key in accepted}
+    extra: dict[str, Any] = {
+        key: value for key, value in (("workers", workers), ("progress", progress)) if key in accepted
+    }
     if workers > 1 and "workers" not in accepted:
         print("nshash: note: --workers applies to --online/--name mode only", file=sys.stderr)
-    return [int(sid) for sid in similar_ids(texts, **options, **extra)]
+    docs: Iterable[str] = texts
+    if progress and "progress" not in accepted:
+        # The batch reads the documents once, computing their fingerprints (most of its time): count those.
+        docs = _progress_bar(texts, "fingerprints")
+    if "na" in accepted:  # every text was checked by Table.texts; read them as they come, not into a list first
+        extra["na"] = "raise"
+    return [int(sid) for sid in similar_ids(docs, **options, **extra)]
+
+
+def _progress_bar(items: Sequence[str], unit: str) -> Iterable[str]:
+    try:
+        from tqdm import tqdm
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "--progress needs tqdm; install it with: pip install 'nshash[progress]' (or use --no-progress)"
+        ) from exc
+    bar: Iterable[str] = tqdm(items, total=len(items), unit=f" {unit}", file=sys.stderr, dynamic_ncols=True)
+    return bar
 
 
 def _want_progress(flag: bool | None, count: int) -> bool:
@@ -160,7 +197,7 @@ def _want_progress(flag: bool | None, count: int) -> bool:
 # -- explain -------------------------------------------------------------------------------
 def _explain(args: argparse.Namespace) -> int:
     store_options = _key_values(args.store_option, "--store-option")
-    doc = _read_document(args.document)
+    doc = args.document if args.text else _read_document(args.document, args.encoding)
     with _open_index(args.store, args.name, store_options, None, {}, create=False) as index:
         explain = getattr(index, "explain", None)
         if explain is None:
@@ -202,17 +239,26 @@ def _cell(field: str, value: Any) -> str:
     return str(value)
 
 
-def _read_document(arg: str) -> bytes | str:
-    """``-``: standard input; an existing file: its bytes; anything else: the text itself."""
+def _read_document(arg: str, encoding: str) -> str:
+    """``-``: standard input; else a file, which must exist (``--text`` gives literal text)."""
     if arg == STDIO:
-        return sys.stdin.buffer.read()
-    if os.path.isfile(arg):
-        try:
-            with open(arg, "rb") as handle:
-                return handle.read()
-        except OSError as exc:
-            raise InputError(f"{arg}: cannot read ({exc.strerror})") from exc
-    return arg
+        return decode_bytes(sys.stdin.buffer.read(), "<stdin>", encoding)
+    if os.path.isdir(arg):
+        raise InputError(f"{arg}: is a directory; explain takes one document (a file, - or --text TEXT)")
+    if not os.path.exists(arg):
+        raise InputError(f"{arg}: no such file (to explain the text itself: nshash explain --text {_quote(arg)} ...)")
+    try:
+        with open(arg, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise InputError(f"{arg}: cannot read ({exc.strerror})") from exc
+    return decode_bytes(data, arg, encoding)
+
+
+def _quote(text: str) -> str:
+    import shlex  # only for this message
+
+    return shlex.quote(_clip(" ".join(text.split()), 40))
 
 
 # -- stats ---------------------------------------------------------------------------------
@@ -298,9 +344,13 @@ def _open_index(
             # The recorded options, and the given ones on top: the index refuses any that differ.
             given = {key: value for key, value in recorded.items() if key not in _RECORDED_ONLY} | options
         # The index gets the open store, so a large memory store is loaded once.
+        log.info("opened %s (%s)", store.describe(), "existing index" if recorded is not None else "new index")
         yield cls(name, hashdb=store, **_constructor_options(cls, given))
     finally:
+        closed = not store.closed
         store.close()
+        if closed:
+            log.info("saved and closed %s", store.describe())
 
 
 def _recorded_options(store: HashDB, name: str) -> dict[str, Any] | None:
@@ -390,6 +440,15 @@ def _size(count: int | None) -> str:
     return f"{count} B"  # pragma: no cover - the loop always returns
 
 
+def _add_encoding_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--encoding",
+        default="utf-8",
+        help=f"encoding {what}: utf-8 (default), gb18030, big5, latin-1, ..., "
+        "or auto to detect it (pip install 'nshash[detect]')",
+    )
+
+
 def _add_store_arguments(parser: argparse.ArgumentParser, name_required: bool) -> None:
     parser.add_argument(
         "--name",
@@ -426,6 +485,7 @@ def _parser() -> argparse.ArgumentParser:
     dedup.add_argument("input", metavar="INPUT", help="file of documents, or - for JSONL on standard input")
     dedup.add_argument("-o", "--output", default=STDIO, help="output file (default: JSONL on standard output)")
     dedup.add_argument("--field", default="content", help="the column holding the text (default: content)")
+    _add_encoding_argument(dedup, "of a JSONL or CSV input")
     dedup.add_argument("--id-column", default="similar_id", help="name of the added column (default: similar_id)")
     dedup.add_argument("--drop-duplicates", action="store_true", help="keep only the first row of each cluster")
     _add_store_arguments(dedup, name_required=False)
@@ -464,7 +524,9 @@ def _parser() -> argparse.ArgumentParser:
         help="show a document's sentences, fingerprints and the stored clusters they match",
         epilog=_EPILOG,
     )
-    explain.add_argument("document", metavar="DOC_OR_FILE", help="a file, - for standard input, or the text itself")
+    explain.add_argument("document", metavar="FILE", help="a file holding the document, - for standard input")
+    explain.add_argument("--text", action="store_true", help="the argument is the document's text, not a file")
+    _add_encoding_argument(explain, "of the file")
     _add_store_arguments(explain, name_required=True)
     explain.add_argument("--width", type=int, default=60, help="columns of sentence shown (default: 60)")
     explain.add_argument("--json", action="store_true", help="print JSON instead of a table")

@@ -13,6 +13,7 @@ it too, so code written against the built-ins keeps working.
     ├── OptionError            (also ValueError)  an option out of its documented range
     │   └── UnknownOptionError (also TypeError)   an option name nshash does not know
     ├── HashFuncError          (also ValueError)  a hash function that cannot be identified
+    ├── InputError             (also ValueError)  a file of documents that cannot be read as asked
     └── StoreError                                 anything about a HashDB
         ├── StoreClosedError                       used after close()
         ├── StoreCorruptError                      unreadable, corrupt or foreign data
@@ -50,6 +51,10 @@ class OptionError(NSHashError, ValueError):
 
 class UnknownOptionError(OptionError, TypeError):
     """An option name that the algorithm does not have."""
+
+
+class InputError(NSHashError, ValueError):
+    """A file of documents cannot be read or written as asked (missing, malformed, no such column)."""
 
 
 class StoreError(NSHashError):

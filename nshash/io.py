@@ -11,7 +11,9 @@ naming the file and the line (or row) numbers, and no row is ever skipped.
 
 from __future__ import annotations
 
+import codecs
 import csv
+import io
 import json
 import math
 import os
@@ -21,7 +23,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, Final
 
-from nshash.errors import NSHashError, missing_dependency
+from nshash.encoding import check_encoding, decode_bytes
+from nshash.errors import InputError as InputError  # re-exported: nshash.io.InputError stays valid
+from nshash.errors import missing_dependency
 
 #: File extensions and the format each one means.
 FORMATS: Final = {
@@ -36,10 +40,6 @@ STDIO: Final = "-"
 _ENGINES: Final = {"parquet": "pyarrow", "excel": "openpyxl"}
 # How many bad line numbers one message lists before it says "and N more".
 _SHOWN_ERRORS: Final = 10
-
-
-class InputError(NSHashError, ValueError):
-    """A file of documents cannot be read or written as asked (missing, malformed, no such column)."""
 
 
 def file_format(path: str) -> str:
@@ -65,12 +65,25 @@ class Table:
     the file: a line number for text files, a row number for the others.
     """
 
-    def __init__(self, source: str, rows: Any, columns: list[str], places: Sequence[int] | None, unit: str) -> None:
+    def __init__(
+        self,
+        source: str,
+        rows: Any,
+        columns: list[str],
+        places: Sequence[int] | None,
+        unit: str,
+        sheets: list[tuple[str, list[str]]] | None = None,
+        sheet_of: list[str] | None = None,
+    ) -> None:
         self.source = source
         self.rows = rows
         self.columns = columns
         self._places = places
         self._unit = unit
+        #: A workbook's sheets in order, each with its own columns (``None`` for other formats).
+        self.sheets = sheets
+        # The sheet of each row, when the workbook has more than one.
+        self._sheet_of = sheet_of
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -81,7 +94,12 @@ class Table:
 
     def where(self, index: int) -> str:
         place = self._places[index] if self._places is not None else index + 1
-        return f"{self._unit} {place}"
+        sheet = f"sheet {self._sheet_of[index]!r} " if self._sheet_of is not None else ""
+        return f"{sheet}{self._unit} {place}"
+
+    def sheet_column(self) -> list[str] | None:
+        """The sheet of each row, for a workbook of several sheets (else ``None``)."""
+        return None if self._sheet_of is None else list(self._sheet_of)
 
     def texts(self, field: str) -> list[str]:
         """The documents in column ``field``, one per row.
@@ -101,7 +119,7 @@ class Table:
         errors = _Errors(self.source)
         for index, value in enumerate(values):
             if not isinstance(value, str):
-                what = "missing" if _is_missing(value) else f"{type(value).__name__}, not text"
+                what = "missing" if is_missing(value) else f"{type(value).__name__}, not text"
                 errors.add(self.where(index), f"field {field!r} is {what}")
         errors.raise_if_any()
         return list(values)
@@ -123,30 +141,59 @@ class Table:
         else:
             self.rows = [row for row, kept in zip(self.rows, mask) if kept]
         self._places = None if self._places is None else [p for p, kept in zip(self._places, mask) if kept]
+        if self._sheet_of is not None:
+            self._sheet_of = [sheet for sheet, kept in zip(self._sheet_of, mask) if kept]
 
 
 # -- reading ------------------------------------------------------------------------------
-def read_table(path: str) -> Table:
+def read_table(path: str, encoding: str = "utf-8") -> Table:
     """Read a file of documents (``'-'``: JSONL from standard input).
 
+    Args:
+        path: the file; its extension gives the format (:data:`FORMATS`).
+        encoding: of a JSONL or CSV file (``'gb18030'``, ...), or ``'auto'`` to
+            detect it (``nshash[detect]``); output is always UTF-8.
+
     Raises:
-        InputError: missing or unreadable file, malformed rows (with line numbers).
-        MissingDependencyError: Parquet or Excel without its extra.
+        InputError: missing or unreadable file, a directory, malformed rows (with line numbers).
+        MissingDependencyError: Parquet or Excel without its extra, ``'auto'`` without ``nshash[detect]``.
+        LookupError: an unknown encoding.
     """
+    if path != STDIO and os.path.isdir(path):
+        check_input_path(path)
     kind = file_format(path)
+    check_encoding(encoding)
     if path == STDIO:
-        return _read_jsonl(sys.stdin.buffer, "<stdin>")
-    if not os.path.exists(path):
-        raise InputError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise InputError(f"{path}: is a directory, not a file")
+        return _read_text_table(kind, sys.stdin.buffer, "<stdin>", encoding)
+    check_input_path(path)
     if kind in ("jsonl", "csv"):
         try:
             with open(path, "rb") as handle:
-                return _read_jsonl(handle, path) if kind == "jsonl" else _read_csv(handle, path)
+                return _read_text_table(kind, handle, path, encoding)
         except OSError as exc:
             raise InputError(f"{path}: cannot read ({exc.strerror})") from exc
     return _read_frame(path, kind)
+
+
+def check_input_path(path: str) -> None:
+    """Refuse a path that does not exist or is a directory, with a message that says which.
+
+    >>> check_input_path(".")
+    Traceback (most recent call last):
+    ...
+    nshash.io.InputError: .: is a directory; give a file (JSONL, CSV, Parquet or Excel)
+    """
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory; give a file (JSONL, CSV, Parquet or Excel)")
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+
+
+def _read_text_table(kind: str, stream: IO[bytes], source: str, encoding: str) -> Table:
+    if encoding == "auto" or codecs.lookup(encoding).name != "utf-8":
+        # Decoded whole, then read as UTF-8: the line numbers stay those of the file.
+        stream = io.BytesIO(decode_bytes(stream.read(), source, encoding).encode("utf-8", "surrogatepass"))
+    return _read_jsonl(stream, source) if kind == "jsonl" else _read_csv(stream, source)
 
 
 def _read_jsonl(stream: IO[bytes], source: str) -> Table:
@@ -165,10 +212,21 @@ def _read_jsonl(stream: IO[bytes], source: str) -> Table:
         try:
             row = json.loads(text)
         except json.JSONDecodeError as exc:
-            errors.add(f"line {number}", f"invalid JSON ({exc.msg} at column {exc.colno})")
+            # Some of json's messages end in "at" and expect the position after them.
+            place = f"column {exc.colno}" if exc.msg.endswith(" at") else f"at column {exc.colno}"
+            errors.add(f"line {number}", f"invalid JSON: {exc.msg} {place}")
+            continue
+        except RecursionError:
+            errors.add(f"line {number}", "invalid JSON: nested too deeply")
+            continue
+        except ValueError as exc:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+            errors.add(f"line {number}", f"invalid JSON: {str(exc).split(':')[0]}")
             continue
         if not isinstance(row, dict):
             errors.add(f"line {number}", f"expected a JSON object, found {type(row).__name__}")
+            continue
+        if "\\u" in text and _has_lone_surrogate(row):
+            errors.add(f"line {number}", "invalid JSON: a \\ud800-\\udfff escape that is not part of a pair")
             continue
         rows.append(row)
         lines.append(number)
@@ -222,17 +280,28 @@ def _read_csv(stream: IO[bytes], source: str) -> Table:
 def _read_frame(path: str, kind: str) -> Table:
     pd = _pandas(kind)
     try:
-        frame = pd.read_parquet(path) if kind == "parquet" else pd.read_excel(path, sheet_name=0)
+        # Every sheet of a workbook: {name: frame}, in the workbook's order.
+        read = pd.read_parquet(path) if kind == "parquet" else pd.read_excel(path, sheet_name=None)
     except ImportError as exc:
         raise missing_dependency(exc.name or _ENGINES[kind], kind) from exc
     except Exception as exc:  # pyarrow, openpyxl and zipfile each raise their own types for a bad file
         raise InputError(f"{path}: not a readable {kind.capitalize()} file ({type(exc).__name__}: {exc})") from exc
-    columns = [str(name) for name in frame.columns]
-    frame.columns = columns
-    frame = frame.reset_index(drop=True)
+    if kind == "parquet":
+        frame = _string_columns(read)
+        return Table(path, frame, list(frame.columns), range(1, len(frame) + 1), "row")
+    frames = {str(name): _string_columns(sheet) for name, sheet in read.items()}
+    sheets = [(name, list(sheet.columns)) for name, sheet in frames.items()]
     # Excel users see the header on row 1, so data row i is row i + 2.
-    places = range(2, len(frame) + 2) if kind == "excel" else range(1, len(frame) + 1)
-    return Table(path, frame, columns, places, "row")
+    places = [row + 2 for sheet in frames.values() for row in range(len(sheet))]
+    sheet_of = [name for name, sheet in frames.items() for _ in range(len(sheet))] if len(frames) > 1 else None
+    frame = pd.concat(list(frames.values()), ignore_index=True) if len(frames) > 1 else next(iter(frames.values()))
+    columns = list(dict.fromkeys(column for _, names in sheets for column in names))
+    return Table(path, frame, columns, places, "row", sheets=sheets, sheet_of=sheet_of)
+
+
+def _string_columns(frame: Any) -> Any:
+    frame.columns = [str(name) for name in frame.columns]
+    return frame.reset_index(drop=True)
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -252,15 +321,23 @@ def write_table(table: Table, path: str) -> None:
         raise InputError(f"{path}: directory {str(target.parent)!r} does not exist")
     if kind in ("parquet", "excel"):
         pd = _pandas(kind)
+    if target.is_dir():
+        raise InputError(f"{path}: is a directory; give the output file's name")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=target.parent)
+        # mkstemp creates 0600; the output gets the mode of the file it replaces, or the umask's.
+        os.chmod(tmp, _mode_for(target))
     except OSError as exc:
         raise InputError(f"{path}: cannot write ({exc.strerror})") from exc
     try:
         if kind in ("parquet", "excel"):
             os.close(fd)
             frame = table.rows if table.is_frame else pd.DataFrame.from_records(table.rows, columns=table.columns)
-            _write_frame(frame, kind, tmp, path)
+            if kind == "excel" and table.sheets is not None and len(table.sheets) > 1:
+                _write_sheets(pd, table, table.sheets, frame, tmp, path)
+            else:
+                _write_frame(_with_sheet_column(table, frame), kind, tmp, path, _sheet_name(table))
+            os.chmod(tmp, _mode_for(target))  # some writers replace the file
         else:
             with open(fd, "w", encoding="utf-8", newline="") as handle:
                 _write_text(table, kind, handle)
@@ -273,12 +350,50 @@ def write_table(table: Table, path: str) -> None:
         raise
 
 
-def _write_frame(frame: Any, kind: str, tmp: str, path: str) -> None:
+def _mode_for(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _sheet_name(table: Table) -> str:
+    return table.sheets[0][0] if table.sheets else "Sheet1"
+
+
+def _with_sheet_column(table: Table, frame: Any) -> Any:
+    """Rows of a workbook of several sheets written as one table say which sheet they came from."""
+    sheet_of = table.sheet_column()
+    if sheet_of is None or "sheet" in frame.columns:
+        return frame
+    return frame.assign(sheet=sheet_of)
+
+
+def _write_sheets(pd: Any, table: Table, sheets: list[tuple[str, list[str]]], frame: Any, tmp: str, path: str) -> None:
+    """A workbook in, a workbook out: each sheet under its name, with its own columns and the added ones."""
+    sheet_of = table.sheet_column()
+    added = [column for column in table.columns if all(column not in names for _, names in sheets)]
+    try:
+        with pd.ExcelWriter(tmp) as writer:
+            for name, names in sheets:
+                rows = frame[[sheet == name for sheet in sheet_of or []]]
+                rows[[*names, *[c for c in added if c not in names]]].to_excel(writer, sheet_name=name, index=False)
+    except ImportError as exc:
+        raise missing_dependency(exc.name or _ENGINES["excel"], "excel") from exc
+    except OSError:
+        raise
+    except Exception as exc:  # openpyxl refuses some values with its own types
+        raise InputError(f"{path}: cannot write as Excel ({type(exc).__name__}: {exc})") from exc
+
+
+def _write_frame(frame: Any, kind: str, tmp: str, path: str, sheet: str = "Sheet1") -> None:
     try:
         if kind == "parquet":
             frame.to_parquet(tmp, index=False)
         else:
-            frame.to_excel(tmp, index=False)
+            frame.to_excel(tmp, index=False, sheet_name=sheet)
     except ImportError as exc:
         raise missing_dependency(exc.name or _ENGINES[kind], kind) from exc
     except OSError:
@@ -289,10 +404,11 @@ def _write_frame(frame: Any, kind: str, tmp: str, path: str) -> None:
 
 def _write_text(table: Table, kind: str, handle: IO[str]) -> None:
     if table.is_frame:
+        frame = _with_sheet_column(table, table.rows)
         if kind == "jsonl":
-            table.rows.to_json(handle, orient="records", lines=True, force_ascii=False, date_format="iso")
+            frame.to_json(handle, orient="records", lines=True, force_ascii=False, date_format="iso")
         else:
-            table.rows.to_csv(handle, index=False)
+            frame.to_csv(handle, index=False)
         return
     if kind == "jsonl":
         for row in table.rows:
@@ -346,8 +462,33 @@ def _decode_line(raw: bytes, number: int, errors: _Errors) -> str | None:
         return None
 
 
-def _is_missing(value: object) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or type(value).__name__ == "NAType"
+def is_missing(value: object) -> bool:
+    """Whether ``value`` is a missing value: ``None``, a float ``NaN``, ``pd.NA`` or ``pd.NaT``.
+
+    >>> [is_missing(v) for v in (None, float("nan"), "", 0)]
+    [True, True, False, False]
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return True
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Whether a string in a loaded JSON value holds a lone surrogate (no UTF-8 text can)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _names(names: Sequence[str]) -> str:

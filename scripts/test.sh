@@ -4,6 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Debian's system Python refuses pip outside a virtual environment (PEP 668): use ./.venv there.
+if [ -z "${VIRTUAL_ENV:-}" ] && python3 -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+    bash scripts/venv.sh
+    # shellcheck disable=SC1091
+    . .venv/bin/activate
+fi
+
 python3 -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 
 # The Redis store's tests start a real redis-server.

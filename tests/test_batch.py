@@ -119,7 +119,7 @@ def test_series_in_series_out() -> None:
 def test_missing_values_name_position_and_fix() -> None:
     texts = pd.Series(["fine text here.", None], index=["a", "b"])
     with pytest.raises(nshash.DocumentTypeError, match=r"document 1 \(index 'b'\).*fillna"):
-        nshash.similar_ids(texts)
+        nshash.similar_ids(texts, na="raise")
 
 
 def test_bad_input_and_options() -> None:

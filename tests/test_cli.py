@@ -211,7 +211,9 @@ def test_continue_a_named_index_then_stats_and_explain(store: str, tmp_path: Pat
 def test_explain_a_new_document_given_as_text(tmp_path: Path) -> None:
     write(tmp_path / "a.jsonl", make_rows())
     assert run("dedup", "a.jsonl", "-o", "out.jsonl", "--name", "news", cwd=tmp_path).returncode == 0
-    result = run("explain", "完全没有见过的一句很长的话。另一句也是新的很长的话。", "--name", "news", cwd=tmp_path)
+    result = run(
+        "explain", "--text", "完全没有见过的一句很长的话。另一句也是新的很长的话。", "--name", "news", cwd=tmp_path
+    )
     assert result.returncode == 0, err(result)
     assert "would start a new cluster" in result.stdout.decode()
 
@@ -227,7 +229,7 @@ def test_other_options_than_the_index_was_built_with(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("command", ["stats", "explain"])
 def test_reading_an_index_that_does_not_exist(command: str, tmp_path: Path) -> None:
-    args = [command, *(["some text"] if command == "explain" else []), "--name", "nope", "--store", "leveldb"]
+    args = [command, *(["--text", "some text"] if command == "explain" else []), "--name", "nope", "--store", "leveldb"]
     result = run(*args, cwd=tmp_path)
     assert result.returncode == 4
     assert "no nshash index 'nope'" in err(result)

@@ -117,6 +117,14 @@ class HashDB(ABC):
             self._check_open()
         return self._allocate_id()
 
+    def highest_id(self) -> int | None:
+        """The highest cluster id handed out so far (0 for none), or ``None`` if this store cannot tell.
+
+        Optional for a backend; an id returned later that is above it is new.
+        """
+        self._check_open()
+        return None
+
     def count(self, table: str) -> int:
         """Number of keys in ``table``."""
         self._check_open()

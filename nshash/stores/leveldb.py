@@ -259,6 +259,10 @@ class HashDBLeveldb(HashDB):
     def _allocate_id(self) -> int:
         return int(self.transaction(lambda view: view.allocate_id()))
 
+    def highest_id(self) -> int:
+        self._check_open()
+        return self._next_id - 1
+
     def _count(self, table: str) -> int:
         return self._run(lambda: sum(1 for _ in self._db.iterator(prefix=_PREFIX[table], include_value=False)))
 

@@ -234,6 +234,10 @@ class HashDBMemory(HashDB):
     def _count(self, table: str) -> int:
         return len(self._tables[table])
 
+    def highest_id(self) -> int:
+        self._check_open()
+        return self._next_id - 1
+
     def local_tables(self) -> dict[str, dict[int, int]] | None:
         # A subclass that changes how tables are read or written must be called, not bypassed.
         cls = type(self)

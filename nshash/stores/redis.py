@@ -383,6 +383,12 @@ class HashDBRedis(HashDB):
     def _allocate_id(self) -> int:
         return int(self.transaction(lambda view: view.allocate_id()))
 
+    def highest_id(self) -> int:
+        self._check_open()
+        with self._lock:
+            raw = self._roundtrip([("HGET", self._keys.store, "next_id")])[0]
+        return int(raw or 0)
+
     def _count(self, table: str) -> int:
         with self._lock:
             raw = self._roundtrip([("HGET", self._keys.store, _count_field(table))])[0]

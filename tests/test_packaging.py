@@ -1,0 +1,116 @@
+"""What ships: an sdist whose own tests run, one version, a changelog, typing, licence metadata."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+import nshash
+
+ROOT = Path(__file__).resolve().parent.parent
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    tomllib = pytest.importorskip("tomli")
+
+
+def pyproject() -> dict[str, object]:
+    with open(ROOT / "pyproject.toml", "rb") as handle:
+        return dict(tomllib.load(handle))
+
+
+def test_one_version_source() -> None:
+    project = pyproject()["project"]
+    assert isinstance(project, dict)
+    assert "version" not in project and "version" in project["dynamic"]
+    tool = pyproject()["tool"]
+    assert isinstance(tool, dict)
+    assert tool["setuptools"]["dynamic"]["version"] == {"attr": "nshash.__version__"}
+    assert nshash.__version__.count(".") == 2
+
+
+def test_changelog_has_a_section_for_the_next_or_current_version() -> None:
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "## Unreleased" in changelog or f"## {nshash.__version__}" in changelog
+
+
+# Files the test suite reads besides the test modules themselves.
+NEEDED = [
+    "tests/conftest.py",
+    "tests/fleet.py",
+    "examples/data/news_sample.jsonl",
+    "examples/crawler_loop.py",
+    "examples/scrapy_project/scrapy.cfg",
+    "examples/scrapy_project/newsdedup/settings.py",
+    "examples/scrapy_project/sample_site.py",
+    "benchmarks/metrics.py",
+    "nshash/py.typed",
+    "nshash/data/t2s.txt",
+    "nshash/data/NOTICE",
+    "README.md",
+    "CHANGELOG.md",
+    "LICENSE",
+    "scripts/test.sh",
+]
+
+
+@pytest.fixture(scope="module")
+def sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("build")
+    out = tmp_path_factory.mktemp("sdist")
+    result = subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--outdir", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    (archive,) = out.glob("nshash-*.tar.gz")
+    return archive
+
+
+def members(archive: Path) -> set[str]:
+    with tarfile.open(archive) as tar:
+        return {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+
+
+def test_the_sdist_holds_what_its_tests_need(sdist: Path) -> None:
+    names = members(sdist)
+    assert sdist.name == f"nshash-{nshash.__version__}.tar.gz"
+    missing = [name for name in NEEDED if name not in names]
+    assert not missing, f"not in the sdist: {missing}"
+    tests = {f"tests/{path.name}" for path in (ROOT / "tests").glob("*.py")}
+    assert tests <= names
+    assert not [name for name in names if name.endswith((".so", ".pyc", ".hashdb.pkl"))]
+
+
+def test_the_sdist_metadata(sdist: Path) -> None:
+    with tarfile.open(sdist) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith("/PKG-INFO") and m.name.count("/") == 1)
+        handle = tar.extractfile(member)
+        assert handle is not None
+        info = handle.read().decode()
+    assert f"Version: {nshash.__version__}\n" in info
+    assert "License: MIT" in info
+    assert "Provides-Extra: scrapy" in info and "Provides-Extra: detect" in info
+
+
+def test_tests_run_in_the_unpacked_sdist(sdist: Path, tmp_path: Path) -> None:
+    # A few quick modules stand for the suite (the full run is in the report of the change that added this).
+    with tarfile.open(sdist) as tar:
+        tar.extractall(tmp_path, filter="data") if sys.version_info >= (3, 12) else tar.extractall(tmp_path)
+    (tree,) = tmp_path.glob("nshash-*")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_api.py", "tests/test_examples.py"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin:" + str(Path(sys.executable).parent), "PYTHONPATH": str(tree)},
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
