@@ -216,13 +216,6 @@ class DedupPipeline:
             raise PipelineConfigError(message) from exc
         store = self.index.store
         self._merged_at_open = store.count("parent")
-        if store.highest_id() is None:
-            log.warning(
-                "nshash: %s cannot tell which ids it handed out; a page counts as new "
-                "when its id was not seen earlier in this crawl",
-                store.describe(),
-            )
-        self._seen: set[int] = set()
         log.info("nshash: opened %s (action %s, field %s)", store.describe(), config.action, "+".join(config.fields))
 
     def close_spider(self, spider: Spider | None = None) -> None:
@@ -280,22 +273,9 @@ class DedupPipeline:
         return item
 
     def _match(self, index: NSHash, text: str | bytes) -> tuple[int, bool]:
-        """The page's cluster id, and whether no earlier page had it.
-
-        New means above the highest id the store had handed out before the
-        call.  With the query API this becomes one line:
-        ``match = index.add(text); return match.similar_id, match.is_new``.
-        Until then, on a Redis index shared with other writers, a page and its
-        copy added by another process within the same few milliseconds can
-        both count as new.
-        """
-        before = index.store.highest_id()
-        similar_id = index.get_similar(text)
-        if before is None:
-            is_new = similar_id not in self._seen
-            self._seen.add(similar_id)
-            return similar_id, is_new
-        return similar_id, similar_id > before
+        """The page's cluster id, and whether no earlier page had it (the decision's ``is_new``)."""
+        decision = index.add(text)
+        return decision.similar_id, decision.is_new
 
     def _text(self, adapter: ItemAdapter) -> str | bytes | None:
         """The text of the configured field(s); ``None`` when every one is empty."""
