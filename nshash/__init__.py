@@ -9,12 +9,15 @@
 from __future__ import annotations
 
 from nshash.core import NSHash
+from nshash.decide import Decision
 from nshash.errors import (
     DocumentDecodeError,
     DocumentTypeError,
     HashFuncError,
+    InputError,
     MissingDependencyError,
     NSHashError,
+    OptionError,
     OptionsMismatchError,
     StoreClosedError,
     StoreConnectionError,
@@ -25,6 +28,7 @@ from nshash.errors import (
     StoreLockedError,
     StoreNameError,
     StoreWriteError,
+    UnknownOptionError,
 )
 from nshash.index import Index
 from nshash.pandas import similar_ids
@@ -33,9 +37,10 @@ from nshash.simhash import SimHash
 from nshash.stores import HashDB, HashDBLeveldb, HashDBMemory, register_store
 from nshash.stores.redis import HashDBRedis
 
-__version__ = "1.0.0"
+__version__ = "2.0.0"
 
 __all__ = [
+    "Decision",
     "DocumentDecodeError",
     "DocumentTypeError",
     "HashDB",
@@ -44,9 +49,11 @@ __all__ = [
     "HashDBRedis",
     "HashFuncError",
     "Index",
+    "InputError",
     "MissingDependencyError",
     "NSHash",
     "NSHashError",
+    "OptionError",
     "OptionsMismatchError",
     "Shingles",
     "SimHash",
@@ -59,6 +66,7 @@ __all__ = [
     "StoreLockedError",
     "StoreNameError",
     "StoreWriteError",
+    "UnknownOptionError",
     "__version__",
     "register_store",
     "similar_ids",

@@ -1,0 +1,127 @@
+"""Cleaning, folding, options and sketches of NSHash 2: pinned values and behaviour that must not drift."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import nshash
+from nshash.fingerprint import Fingerprinter
+from nshash.options import OPTION_NAMES, Options
+from nshash.sketch import (
+    SLOTS,
+    Member,
+    containment,
+    from_entries,
+    has_line,
+    line_filter,
+    shared_chrome,
+    sketch,
+    to_entries,
+)
+from nshash.text import HIDDEN_TAGS, drop_chrome, fold_traditional, split_sentences, strip_html
+
+
+@pytest.mark.parametrize("tag", HIDDEN_TAGS)
+def test_invisible_elements_never_become_sentences(tag: str) -> None:
+    code = "window._wpemojiSettings = {'baseUrl': 'https://s.w.org/images/core/emoji/'}; var x = 1; " * 5
+    page = f"<p>Visible text of the article, long enough.</p><{tag} type='x'>{code}</{tag.upper()} >after"
+    assert "emoji" not in strip_html(page)
+    assert strip_html("a<!-- a comment that is long enough to be a sentence -->b").replace("\n", "") == "ab"
+
+
+def test_raw_html_and_its_text_are_one_article() -> None:
+    text = "First sentence of the story is long enough. Second sentence is long too. Third one, also long."
+    html = f"<html><head><style>body {{ font: 12px }}</style><script>var ads = ['{'x' * 300}'];</script></head>"
+    html += f"<body><nav>Home | News | About | Contact</nav><p>{text}</p></body></html>"
+    nsh = nshash.NSHash()
+    assert nsh.get_similar(html) == nsh.get_similar(text)
+
+
+def test_menus_and_link_lists_of_a_whole_page_are_dropped() -> None:
+    rng = random.Random(1)
+    menu = [" | ".join(rng.choice(["Home", "News", "Sport", "Tech", "About"]) for _ in range(6)) for _ in range(20)]
+    links = [f"Another story title number {i} without an end" for i in range(20)]
+    article = [f"This is sentence {i} of the article, which goes on a while, and it ends properly." for i in range(9)]
+    cleaned = drop_chrome("\n".join(menu + article + links))
+    assert cleaned.split("\n") == article
+
+
+def test_short_pages_keep_their_lines_but_lose_a_bottom_link_list() -> None:
+    lines = ["A title", "Some text of the page that ends.", "Related", "Link one", "Link two", "Link three"]
+    assert drop_chrome("\n".join(lines)).split("\n") == lines[:2]
+    assert drop_chrome("\n".join(lines[:2])).split("\n") == lines[:2]
+
+
+def test_hard_wrapped_lines_are_joined_but_menus_are_not() -> None:
+    wrapped = "The sentence goes on past the edge of the column and\nends on the next line."
+    assert drop_chrome(wrapped) == "The sentence goes on past the edge of the column and ends on the next line."
+    menu = "A long title of the page that has no sentence end at all\nhome | news | tech | about"
+    assert drop_chrome(menu).count("\n") == 1
+
+
+def test_traditional_chinese_folds_to_simplified() -> None:
+    simplified = "这是一个关于经济发展的报道，记者在现场进行了采访。"
+    traditional = "這是一個關於經濟發展的報道，記者在現場進行了採訪。"
+    assert fold_traditional(traditional) == simplified
+    nsh = nshash.NSHash()
+    assert nsh.get_similar(simplified * 3) == nsh.get_similar(traditional * 3)
+    assert nshash.NSHash(fold=False).get_nshash(traditional) != nsh.get_nshash(traditional)
+
+
+def test_a_dot_after_cjk_ends_a_sentence() -> None:
+    assert split_sentences("第一句话很长.第二句话也很长.") == ["第一句话很长", "第二句话也很长", ""]
+    assert split_sentences("version 1.2 is out") == ["version12isout"]
+
+
+def test_anchors_are_sized_by_script() -> None:
+    f = Fingerprinter(Options())
+    latin, cjk = "a" * 19 + "b" * 30, "中" * 11 + "文" * 30
+    assert len(f.nshash(latin)) == 2 and len(f.nshash(cjk)) == 2
+    # The 21st Latin character lies past the 20-character head; the 12th CJK character does not.
+    assert f.nshash(latin)[0] == f.nshash("a" * 19 + "b" + "c" + "b" * 28)[0]
+    assert f.nshash(cjk)[0] != f.nshash("中" * 11 + "字" + "文" * 29)[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("n", 0), ("n", 65), ("n", 2**62), ("extra", -1), ("anchor", 2**62), ("members", 5), ("verify", 0), ("verify", 2)],
+)
+def test_options_out_of_range_are_refused(name: str, value: object) -> None:
+    with pytest.raises(nshash.OptionError, match=name):
+        nshash.NSHash(**{name: value})
+
+
+def test_options_round_trip_through_their_stored_form() -> None:
+    options = Options(n=7, verify=0.8)
+    assert Options.from_stored(options.stored()) == options
+    assert set(options.stored()) == {*OPTION_NAMES, "algorithm", "version"}
+
+
+def test_pinned_sketch() -> None:
+    value = sketch("the quick brown fox jumps over the lazy dog")
+    assert value.grams == 39
+    assert value.slots[:8].hex() == sketch("the quick brown fox jumps over the lazy dog").slots[:8].hex()
+    assert value.slots[:8].hex() == "2c652db67131f6f0"
+    assert len(value.slots) == SLOTS
+
+
+@given(st.text(min_size=0, max_size=300))
+def test_a_text_contains_itself_and_members_round_trip(text: str) -> None:
+    value = sketch(text)
+    assert containment(value, value) == (1.0 if text else 0.0)
+    keys = [hash(line) & 0xFFFFFFFF for line in text.split("\n")]
+    member = Member(value, line_filter(keys))
+    assert from_entries(to_entries(member)) == member
+    assert all(has_line(member.lines, key) for key in keys)
+
+
+def test_shared_chrome_needs_a_shared_footer() -> None:
+    grams = [10, 5, 100, 100, 20, 30]
+    header_footer = line_filter([1, 2, 5, 6])
+    assert shared_chrome([1, 2, 3, 4, 5, 6], grams, header_footer) == 10 + 5 + 20 + 30
+    # Only the top shared (a truncated copy keeps an article's top): nothing is left out.
+    assert shared_chrome([1, 2, 3, 4, 5, 6], grams, line_filter([1, 2, 3])) == 0

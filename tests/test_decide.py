@@ -1,0 +1,159 @@
+"""The decision rule of NSHash 2: verified joins, chrome-aware verification, idempotent ids, 1.0 indexes refused."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nshash
+from nshash.boilerplate import BOILERPLATE, CONTENT
+from nshash.options import OPTIONS_VERSION, Options
+from nshash.sketch import containment, sketch
+
+SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sample.jsonl"
+WORDS = ["".join(random.Random(i).choices("abcdefghijklmnopqrstuvwxyz", k=3 + i % 7)) for i in range(3000)]
+
+
+def paragraph(rng: random.Random, sentences: int = 4) -> str:
+    return " ".join(
+        " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 14))).capitalize() + "." for _ in range(sentences)
+    )
+
+
+def page(site: tuple[list[str], list[str]], body: list[str], title: str) -> str:
+    header, footer = site
+    return "\n".join([title, *header, *body, *footer])
+
+
+def make_site(rng: random.Random) -> tuple[list[str], list[str]]:
+    header = ["Home | News | Tech | About | Contact"]
+    footer = [paragraph(rng, 2), paragraph(rng, 3), "Back to top", paragraph(rng, 2)]
+    return header, footer
+
+
+def test_two_pages_of_one_site_with_a_heavy_footer_stay_apart() -> None:
+    # The footer is as long as each article: whole-text containment alone would join them.
+    rng = random.Random(1)
+    site = make_site(rng)
+    a = page(site, [paragraph(rng, 3)], "First story")
+    b = page(site, [paragraph(rng, 3)], "Second story")
+    assert containment(sketch(a), sketch(b)) > 0.3
+    nsh = nshash.NSHash()
+    first, second = nsh.add(a), nsh.add(b)
+    assert first.is_new and second.is_new
+    assert first.similar_id != second.similar_id
+
+
+def test_a_reprint_on_another_site_joins_its_article() -> None:
+    rng = random.Random(2)
+    # The article is two thirds of each page; the rest is each site's own frame.
+    body = [paragraph(rng, 5), paragraph(rng, 5), paragraph(rng, 4)]
+    original = page(make_site(rng), body, "The story")
+    reprint = page(make_site(rng), body, "The story (reprint)")
+    nsh = nshash.NSHash()
+    a, b = nsh.add(original), nsh.add(reprint)
+    assert not b.is_new and b.similar_id == a.similar_id and b.matched == (a.similar_id,)
+    assert 0.7 <= b.score <= 1.0
+
+
+def test_templated_siblings_sharing_one_paragraph_stay_apart() -> None:
+    rng = random.Random(3)
+    shared = paragraph(rng, 3)
+    a = "\n".join([paragraph(rng, 4), shared, paragraph(rng, 4)])
+    b = "\n".join([paragraph(rng, 4), shared, paragraph(rng, 4)])
+    nsh = nshash.NSHash()
+    assert nsh.get_similar(a) != nsh.get_similar(b)
+    # Without verification one shared sentence suffices, as in nshash 0.7.
+    loose = nshash.NSHash(verify=1e-9, verify_voted=1e-9)
+    assert loose.get_similar(a) == loose.get_similar(b)
+
+
+def test_failed_verification_is_boilerplate_evidence_and_content_is_protected() -> None:
+    rng = random.Random(4)
+    site = make_site(rng)
+    pages = [page(site, [paragraph(rng, 3)], f"Story {i}") for i in range(4)]
+    nsh = nshash.NSHash()
+    ids = [nsh.get_similar(p) for p in pages]
+    assert len(set(ids)) == 4
+    footer_keys = nsh.get_nshash("\n".join(site[1]))
+    assert BOILERPLATE in nsh.store.get_many("fp", footer_keys)
+    # A reprint's keys led to a verified match: they are content, and pages that
+    # quote the article without being it (they fail verification) never mark them.
+    lead, rest = paragraph(rng, 5), paragraph(rng, 5)
+    article = "\n".join([lead, rest])
+    nsh.get_similar(article)
+    nsh.get_similar("By a reporter\n" + article)
+    keys = [
+        key
+        for key, stat in zip(nsh.get_nshash(lead), nsh.store.get_many("stat", nsh.get_nshash(lead)))
+        if stat == CONTENT
+    ]
+    assert keys
+    for _ in range(3):
+        quoting = "\n".join([lead, paragraph(rng, 12), paragraph(rng, 12)])
+        assert nsh.add(quoting).is_new
+    assert BOILERPLATE not in nsh.store.get_many("fp", keys)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), extra=st.lists(st.integers(0, 215), max_size=30))
+def test_refed_documents_keep_their_id_whatever_came_between(seed: int, extra: list[int]) -> None:
+    rows = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rng = random.Random(seed)
+    order = list(range(len(rows)))
+    rng.shuffle(order)
+    nsh = nshash.NSHash()
+    first = {i: nsh.get_similar(rows[i]["content"]) for i in order[:60]}
+    for i in extra:
+        nsh.get_similar(rows[i]["content"])
+    for i, similar_id in first.items():
+        assert nsh.get_similar(rows[i]["content"]) == nsh.resolve(similar_id)
+
+
+def test_query_decisions_say_new_or_not() -> None:
+    nsh = nshash.NSHash()
+    text = "A long enough first sentence here. And another long one too."
+    new, again = nsh.add(text), nsh.add(text)
+    assert (new.is_new, new.score, new.matched) == (True, 0.0, ())
+    assert (again.is_new, again.score, again.matched) == (False, 1.0, (new.similar_id,))
+
+
+def test_an_index_built_by_nshash_1_is_refused_with_a_rebuild_message(tmp_path: Path) -> None:
+    name = str(tmp_path / "old")
+    with nshash.NSHash(name, hashdb="leveldb") as nsh:
+        nsh.get_similar("A long enough first sentence here. And another long one too.")
+    stored = Options().stored()
+    old = {**stored, "version": 1}
+    with nshash.HashDBLeveldb(name + ".hashdb") as store:
+        store.set_meta("options", json.dumps(old, sort_keys=True))
+    with pytest.raises(nshash.OptionsMismatchError, match="older nshash.*rebuild"):
+        nshash.NSHash(name, hashdb="leveldb")
+    assert OPTIONS_VERSION == 2
+
+
+def pair_precision_recall(truth: list[str], predicted: list[int]) -> tuple[float, float]:
+    """Pairwise precision and recall by brute force (the sample is small)."""
+    same_pred = same_true = both = 0
+    for i in range(len(truth)):
+        for j in range(i):
+            p, t = predicted[i] == predicted[j], truth[i] == truth[j]
+            same_pred += p
+            same_true += t
+            both += p and t
+    return both / max(same_pred, 1), both / max(same_true, 1)
+
+
+def test_batch_is_at_least_as_precise_as_online_on_the_sample() -> None:
+    rows = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    texts, labels = [row["content"] for row in rows], [row["label"] for row in rows]
+    nsh = nshash.NSHash()
+    online = nsh.resolve_many([nsh.get_similar(text) for text in texts])
+    p_online, r_online = pair_precision_recall(labels, online)
+    p_batch, r_batch = pair_precision_recall(labels, nshash.similar_ids(texts))
+    assert p_online >= 0.95 and r_online >= 0.90
+    assert p_batch >= p_online and r_batch >= 0.90
