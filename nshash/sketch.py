@@ -14,8 +14,10 @@ same bytes in C (tested against it).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import eq
 from typing import Final, NamedTuple
 
+from nshash._accel import speedups
 from nshash.features import mix64
 
 GRAM: Final = 5
@@ -39,12 +41,21 @@ class Sketch(NamedTuple):
 def sketch(text: str) -> Sketch:
     """The sketch of a normalised text (see :func:`containment`).
 
-    A text shorter than 5 characters is one gram.
+    A text shorter than 5 characters is one gram.  Computed by the C
+    accelerator when it is there (:mod:`nshash._accel`), else by
+    :func:`sketch_python`, the specification.
 
     >>> s = sketch("the quick brown fox")
     >>> s.grams, len(s.slots)
     (15, 128)
     """
+    if speedups is not None:
+        return Sketch(*speedups.sketch(text))
+    return sketch_python(text)
+
+
+def sketch_python(text: str) -> Sketch:
+    """:func:`sketch` in pure Python: the specification the C version is tested against."""
     codes = [ord(char) for char in text]
     if not codes:
         return Sketch(0, bytes(SLOTS))
@@ -94,7 +105,7 @@ def containment(a: Sketch, b: Sketch) -> float:
     """
     if not a.grams or not b.grams:
         return 0.0
-    same = sum(x == y for x, y in zip(a.slots, b.slots)) / SLOTS
+    same: float = sum(map(eq, a.slots, b.slots)) / SLOTS
     jaccard = (same - _CHANCE) / (1 - _CHANCE)
     if jaccard <= 0:
         return 0.0
@@ -132,18 +143,26 @@ BLOOM_BITS: Final = 1024
 _BLOOM_PROBES: Final = 3
 
 
+def _probes(key: int) -> int:
+    """The bits a line key sets in a :func:`line_filter`."""
+    mask = 0
+    for probe in range(_BLOOM_PROBES):
+        mask |= 1 << ((key >> (10 * probe)) & (BLOOM_BITS - 1))
+    return mask
+
+
 def line_filter(line_keys: Sequence[int]) -> int:
     """A Bloom filter (an int of :data:`BLOOM_BITS` bits) of 32-bit line keys."""
     bits = 0
     for key in line_keys:
-        for probe in range(_BLOOM_PROBES):
-            bits |= 1 << ((key >> (10 * probe)) & (BLOOM_BITS - 1))
+        bits |= _probes(key)
     return bits
 
 
 def has_line(bits: int, key: int) -> bool:
     """Whether a line key is (probably) in a :func:`line_filter`."""
-    return all(bits >> ((key >> (10 * probe)) & (BLOOM_BITS - 1)) & 1 for probe in range(_BLOOM_PROBES))
+    mask = _probes(key)
+    return bits & mask == mask
 
 
 def shared_chrome(line_keys: Sequence[int], line_grams: Sequence[int], bits: int) -> int:
@@ -155,7 +174,8 @@ def shared_chrome(line_keys: Sequence[int], line_grams: Sequence[int], bits: int
     such a gap).  Without a shared footer nothing is left out: a truncated
     copy shares the top of its article, a copy on another site its middle.
     """
-    shared = [has_line(bits, key) for key in line_keys]
+    masks = map(_probes, line_keys)
+    shared = [bits & mask == mask for mask in masks]
     count = len(shared)
     head = _edge_run(shared, line_grams, skip=1)
     # Below a site's footer there may be a list of other pages' titles that

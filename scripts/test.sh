@@ -23,4 +23,7 @@ fi
 ruff check .
 ruff format --check .
 mypy
-python3 -m pytest -q "$@"
+# The suite with the C accelerator (a failed build is an error here, not a
+# silent fallback), then the decision and cleaning tests again in pure Python.
+NSHASH_REQUIRE_SPEEDUPS=1 python3 -m pytest -q "$@"
+NSHASH_NO_SPEEDUPS=1 python3 -m pytest -q -p no:randomly tests/test_decide.py tests/test_clean.py tests/test_nshash.py tests/test_batch.py tests/test_speedups.py
