@@ -2,18 +2,14 @@
 
 :func:`similar_ids` runs :mod:`nshash.decide`'s rule, the very rule of the
 online :meth:`nshash.NSHash.get_similar`, over the documents in input order on
-a private in-memory index, with a pre-pass that sees every document first:
+a private in-memory index, and numbers the clusters 1, 2, 3... by their first
+document.  It is therefore exactly as precise as the online loop, at the speed
+of the online loop.
 
-1. **Pre-pass.**  The documents are assigned once to learn which sentences
-   are boilerplate (keys whose candidates fail verification) and which are
-   content (keys that led to a verified match).
-2. **Pass.**  A fresh index that starts with that knowledge assigns them
-   again, so a site's footer is known before its first page is met, and an
-   article's copies that arrive before it are judged as its later copies are.
-3. **Ids** are numbered 1, 2, 3... by the first document of each cluster.
-
-Both passes run the same decision, so the batch result is at least as precise
-as the online one: it differs only in knowing the boilerplate from the start.
+A pre-pass that learns the boilerplate over all documents first, then assigns
+them again with it known from the first page, was measured and left out: it
+raised recall a little on some corpora and lowered precision on others
+(held-out zh 0.992 -> 0.989; the popular-story corpus 0.990 -> 0.933).
 :mod:`nshash.dask` computes the features on a cluster and makes the same calls.
 """
 
@@ -23,7 +19,6 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
-from nshash.boilerplate import STAT, carry_over
 from nshash.errors import DocumentDecodeError, DocumentTypeError, UnknownOptionError
 from nshash.options import OPTION_NAMES
 
@@ -56,15 +51,8 @@ def assign_all(index: NSHash, features: Iterable[Features]) -> list[int]:
 
 
 def cluster_features(options: dict[str, Any], features: Sequence[Features]) -> list[int]:
-    """Steps 1-3 on precomputed features: the batch ids of the documents they came from."""
+    """The batch ids of the documents the features came from (the online rule, in order)."""
     index = new_index(options)
-    if index.opts.boilerplate:
-        assign_all(index, features)
-        learned = index.store.local_tables()
-        fresh = new_index(options)
-        if learned is not None:
-            carry_over(learned[STAT], fresh.store, index.opts.boilerplate_after)
-        index = fresh
     return number_components(index.resolve_many(assign_all(index, features)))
 
 
@@ -99,11 +87,10 @@ def all_features(index: NSHash, texts: Iterable[Any], labels: Sequence[Any] | No
 
 
 def similar_ids(texts: Texts, **options: Any) -> list[int] | pd.Series[Any]:
-    """Cluster ids of many documents, decided with every document seen first.
+    """Cluster ids of many documents: the ids of a ``get_similar`` loop, numbered 1, 2, 3...
 
-    The same decision rule as a ``get_similar`` loop (see :mod:`nshash.batch`),
-    with boilerplate known from a pre-pass.  Deterministic; ids are 1, 2, 3...
-    by the first document of each cluster.
+    The same decision rule, in the same order (see :mod:`nshash.batch`).
+    Deterministic; ids are numbered by the first document of each cluster.
 
     Args:
         texts: ``str``/``bytes`` documents: a list or any iterable (returns a

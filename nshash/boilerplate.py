@@ -56,14 +56,3 @@ def record_evidence(view: Any, suspects: Sequence[int], content: Sequence[int], 
         marked = [(key, BOILERPLATE) for key, count in updates.items() if count >= after]
         if marked:
             view.put_many(FP, marked)
-
-
-def carry_over(stat: dict[int, int], view: Any, after: int) -> None:
-    """Start ``view`` with what a pre-pass decided: marked keys stay marked, content stays content.
-
-    Evidence short of ``after`` is left behind: the next pass will count it again.
-    """
-    decided = [(key, count) for key, count in stat.items() if count == CONTENT or count >= after]
-    if decided:
-        view.put_many(STAT, decided)
-        view.put_many(FP, [(key, BOILERPLATE) for key, count in decided if count != CONTENT])

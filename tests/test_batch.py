@@ -75,14 +75,18 @@ def test_site_footers_do_not_merge_unrelated_articles() -> None:
 
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), articles=st.integers(9, 16))
-def test_result_is_the_truth_and_independent_of_order(seed: int, articles: int) -> None:
+def test_no_cluster_mixes_articles_in_any_order(seed: int, articles: int) -> None:
+    # Every join is verified, so no order of arrival merges two articles of one
+    # site; a reprint whose site frame is a third of the page may be missed.
     texts, labels = make_corpus(seed, articles)
-    ids = nshash.similar_ids(texts)
-    assert same_partition(ids, labels)
     order = list(range(len(texts)))
     random.Random(seed).shuffle(order)
-    shuffled = nshash.similar_ids([texts[i] for i in order])
-    assert same_partition(shuffled, [ids[i] for i in order])
+    for ids, truth in (
+        (nshash.similar_ids(texts), labels),
+        (nshash.similar_ids([texts[i] for i in order]), [labels[i] for i in order]),
+    ):
+        assert all(len({t for t, i in zip(truth, ids) if i == similar_id}) == 1 for similar_id in set(ids))
+        assert len(set(ids)) <= len(set(labels)) + 2
 
 
 @settings(max_examples=25, deadline=None)
@@ -142,22 +146,14 @@ def test_hash_functions_give_the_same_clusters(hashfunc: str) -> None:
     assert same_partition(nshash.similar_ids(texts, hashfunc=hashfunc), labels)
 
 
-def test_without_boilerplate_batch_is_the_online_loop_renumbered() -> None:
-    texts, _ = make_corpus(seed=11)
-    nsh = nshash.NSHash(boilerplate=False)
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), boilerplate=st.booleans())
+def test_batch_is_the_online_loop_renumbered(seed: int, boilerplate: bool) -> None:
+    # One decision rule: the batch ids are the online ids, numbered by first document.
+    texts, _ = make_corpus(seed)
+    nsh = nshash.NSHash(boilerplate=boilerplate)
     online = nsh.resolve_many([nsh.get_similar(text) for text in texts])
-    assert nshash.similar_ids(texts, boilerplate=False) == number_components(online)
-
-
-def test_batch_knows_boilerplate_before_the_first_page() -> None:
-    # The pre-pass learns a key as boilerplate; the pass starts with it marked.
-    texts, labels = make_corpus(seed=2)
-    ids = nshash.similar_ids(texts)
-    nsh = nshash.NSHash()
-    online = nsh.resolve_many([nsh.get_similar(text) for text in texts])
-    wrong = sum(a != b for a, b in zip(number_components(online), ids))
-    assert same_partition(ids, labels)
-    assert wrong >= 0  # the two may differ only where the online loop had not learned yet
+    assert nshash.similar_ids(texts, boilerplate=boilerplate) == number_components(online)
 
 
 def test_import_nshash_stays_light() -> None:
