@@ -14,6 +14,7 @@ from nshash.options import Options
 from nshash.sketch import GRAM, Sketch, sketch
 from nshash.text import (
     _CJK_RE,
+    _LINE_RE,
     ascii_lower,
     drop_chrome,
     fold_traditional,
@@ -78,7 +79,7 @@ class Fingerprinter:
     def pieces(self, text: str) -> list[str]:
         """The normalised pieces (sentences) of a raw document, in order."""
         opts = self.options
-        return split_sentences(self.clean(text), opts.split, opts.normalize, markup=False)
+        return split_sentences(self.clean(text), opts.split, opts.normalize, markup=False, keep_empty=False)
 
     def sentences(self, text: str) -> list[str]:
         """The normalised sentences that may be keyed, longest first (``n + extra`` at most)."""
@@ -87,13 +88,11 @@ class Fingerprinter:
     def _ranked(self, pieces: list[str]) -> tuple[list[str], list[int]]:
         opts = self.options
         k, min_len = opts.n + opts.extra, opts.min_len
-        lengths = list(map(len, pieces))
+        long_enough = [index for index, piece in enumerate(pieces) if len(piece) >= min_len]
         chosen: list[str] = []
         positions: list[int] = []
         # sorted() is stable: equal lengths keep document order.
-        for index in sorted(range(len(pieces)), key=lengths.__getitem__, reverse=True):
-            if lengths[index] < min_len:
-                break
+        for index in sorted(long_enough, key=lambda index: len(pieces[index]), reverse=True):
             piece = ascii_lower(pieces[index]) if opts.normalize else pieces[index]
             if piece not in chosen:  # a repeated line is one vote, not two
                 chosen.append(piece)
@@ -105,7 +104,7 @@ class Fingerprinter:
     def features(self, text: str) -> Features:
         """The keys, positions, whole-text key, sketch and edge lines of a (decoded) document."""
         clean = self.clean(text)
-        pieces = split_sentences(clean, self.options.split, self.options.normalize, markup=False)
+        pieces = split_sentences(clean, self.options.split, self.options.normalize, markup=False, keep_empty=False)
         whole = "".join(pieces)
         if self.options.normalize:
             whole = ascii_lower(whole)
@@ -122,7 +121,7 @@ class Fingerprinter:
         """32-bit keys and gram counts of the page's non-empty lines, in order."""
         keys: list[int] = []
         grams: list[int] = []
-        for line in clean.split("\n"):
+        for line in _LINE_RE.findall(clean):
             normalised = normalize_line(line)
             if normalised:
                 keys.append(self._hash(_LINE_MARK + normalised) & 0xFFFFFFFF)

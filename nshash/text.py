@@ -64,6 +64,7 @@ _TAG_RE: Final = re.compile(r"<\s*/?\s*[a-zA-Z][^<>]{0,500}>")
 # The entities scraped text carries most, replaced without html.unescape's
 # per-entity Python callback; anything rarer still goes through it.
 _COMMON_ENTITIES: Final = (("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&#39;", "'"))
+_LINE_RE: Final = re.compile(r"[^\n]+")
 _ENTITY_RE: Final = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]*);?")
 
 
@@ -86,11 +87,14 @@ def strip_html(text: str) -> str:
     return text
 
 
-def split_sentences(text: str, split: str = "default", normalize: bool = True, markup: bool = True) -> list[str]:
+def split_sentences(
+    text: str, split: str = "default", normalize: bool = True, markup: bool = True, keep_empty: bool = True
+) -> list[str]:
     """Split ``text`` into sentences, normalised for hashing when ``normalize``.
 
-    Normalisation removes HTML remnants (unless ``markup=False``: the
-    caller stripped them already), whitespace and width-variant
+    With ``keep_empty=False`` empty pieces are left out.  Normalisation
+    removes HTML remnants (unless ``markup=False``: the caller stripped them
+    already), whitespace and width-variant
     punctuation (so ``，`` vs ``,`` does not matter).  Empty pieces are kept
     (callers filter by length anyway); letter case is kept (see
     :func:`longest_sentences`).
@@ -109,7 +113,10 @@ def split_sentences(text: str, split: str = "default", normalize: bool = True, m
         for char in NOISE:
             if char in text:
                 text = text.replace(char, "")
-    return text.split("\n")
+    if keep_empty:
+        return text.split("\n")
+    # No list of empty strings for a page of newlines: memory stays a small multiple of the text.
+    return _LINE_RE.findall(text)
 
 
 def normalize_line(line: str) -> str:
@@ -259,9 +266,9 @@ def drop_chrome(text: str) -> str:
     """
     if "\n" not in text:
         return text
-    lines = [line.strip() for line in text.split("\n")]
     joined: list[str] = []
-    for line in lines:
+    for raw in _LINE_RE.findall(text):
+        line = raw.strip()
         if not line:
             continue
         if joined and _continues(joined[-1], line):
