@@ -125,3 +125,17 @@ def test_shared_chrome_needs_a_shared_footer() -> None:
     assert shared_chrome([1, 2, 3, 4, 5, 6], grams, header_footer) == 10 + 5 + 20 + 30
     # Only the top shared (a truncated copy keeps an article's top): nothing is left out.
     assert shared_chrome([1, 2, 3, 4, 5, 6], grams, line_filter([1, 2, 3])) == 0
+
+
+@pytest.mark.parametrize("unit", ["\n", "。", "a。", "\n\n\t "])
+def test_a_page_without_usable_sentences_takes_memory_in_proportion(unit: str) -> None:
+    import tracemalloc
+
+    doc = unit * (2_000_000 // len(unit))
+    nsh = nshash.NSHash()
+    tracemalloc.start()
+    nsh.get_similar(doc)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    # 1.0 peaked at ~62 bytes a character on such pages.
+    assert peak < 16 * len(doc)
