@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from nshash.boilerplate import BOILERPLATE, STAT
+from nshash.boilerplate import BOILERPLATE, FP, STAT
 from nshash.clusters import find_roots
-from nshash.decide import FP, Decision, assign
+from nshash.decide import Decision, assign
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import HashFunc
 from nshash.index import Index

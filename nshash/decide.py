@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Final, NamedTuple
 
-from nshash.boilerplate import BOILERPLATE, record_evidence, without_boilerplate
+from nshash.boilerplate import BOILERPLATE, FP, record_evidence, without_boilerplate
 from nshash.clusters import find_roots, merge
 from nshash.fingerprint import Features
 from nshash.options import Options
@@ -42,7 +42,6 @@ from nshash.sketch import (
     to_entries,
 )
 
-FP: Final = "fp"
 SKETCH: Final = "sketch"
 #: Candidate clusters verified per document: the ones most sentences point to.
 MAX_CANDIDATES: Final = 4

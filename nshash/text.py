@@ -110,9 +110,7 @@ def split_sentences(
         if delim in text:
             text = text.replace(delim, "\n")
     if normalize:
-        for char in NOISE:
-            if char in text:
-                text = text.replace(char, "")
+        text = remove_noise(text)
     if keep_empty:
         return text.split("\n")
     # No list of empty strings for a page of newlines: memory stays a small multiple of the text.
@@ -125,10 +123,15 @@ def normalize_line(line: str) -> str:
     >>> normalize_line("Hello, World!")
     'helloworld!'
     """
+    return ascii_lower(remove_noise(line))
+
+
+def remove_noise(text: str) -> str:
+    """Delete the :data:`NOISE` characters (a cheap ``in`` scan before each replace)."""
     for char in NOISE:
-        if char in line:
-            line = line.replace(char, "")
-    return ascii_lower(line)
+        if char in text:
+            text = text.replace(char, "")
+    return text
 
 
 def longest_sentences(text: str, k: int, min_len: int, split: str = "default", normalize: bool = True) -> list[str]:
