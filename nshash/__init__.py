@@ -16,6 +16,7 @@ from nshash.errors import (
     HashFuncError,
     InputError,
     MissingDependencyError,
+    NotRemovableError,
     NSHashError,
     OptionError,
     OptionsMismatchError,
@@ -28,9 +29,11 @@ from nshash.errors import (
     StoreLockedError,
     StoreNameError,
     StoreWriteError,
+    UnknownKeyError,
     UnknownOptionError,
 )
 from nshash.index import Index
+from nshash.match import Match
 from nshash.pandas import similar_ids
 from nshash.shingles import Shingles
 from nshash.simhash import SimHash
@@ -50,9 +53,11 @@ __all__ = [
     "HashFuncError",
     "Index",
     "InputError",
+    "Match",
     "MissingDependencyError",
     "NSHash",
     "NSHashError",
+    "NotRemovableError",
     "OptionError",
     "OptionsMismatchError",
     "Shingles",
@@ -66,6 +71,7 @@ __all__ = [
     "StoreLockedError",
     "StoreNameError",
     "StoreWriteError",
+    "UnknownKeyError",
     "UnknownOptionError",
     "__version__",
     "register_store",

@@ -15,10 +15,11 @@ from typing import Any
 
 from nshash.boilerplate import BOILERPLATE, FP, STAT
 from nshash.clusters import find_roots
-from nshash.decide import Decision, assign
+from nshash.decide import assign
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import HashFunc
 from nshash.index import Index
+from nshash.match import Match
 from nshash.options import OPTION_NAMES, Options
 from nshash.stores import HashDB
 from nshash.text import coerce_document
@@ -62,6 +63,8 @@ class NSHash(Index):
         boilerplate: learn which sentences keep proposing clusters that fail verification, and ignore them.
         boilerplate_after: failed verifications that mark a sentence as boilerplate.
         errors: how ``bytes`` documents are decoded (``'strict'`` raises).
+        removable: remember which fingerprints each page added under a key
+            (``add(doc, key=...)``), so that :meth:`remove` can withdraw it.
         store_options: keyword arguments for the store opened by name
             (e.g. ``{'save_every': 1000}`` for ``'memory'``, ``{'url': ...}`` for ``'redis'``).
 
@@ -92,11 +95,14 @@ class NSHash(Index):
         *,
         errors: str = "strict",
         store_options: dict[str, Any] | None = None,
+        removable: bool = False,
         **options: Any,
     ) -> None:
         self.opts, hash_ = Options.build(hashfunc, n=n, **options)
         self.fingerprinter = Fingerprinter(self.opts, hash_)
-        super().__init__(name, hashdb, self.opts.stored(), errors=errors, store_options=store_options)
+        super().__init__(
+            name, hashdb, self.opts.stored(), errors=errors, store_options=store_options, removable=removable
+        )
 
     def __getattr__(self, name: str) -> Any:
         # Options read as attributes (nsh.n, nsh.anchor, ...), as in nshash 1.0.
@@ -106,23 +112,11 @@ class NSHash(Index):
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- documents in ------------------------------------------------------------------
-    def add(self, doc: str | bytes) -> Decision:
-        """Add ``doc`` and say what was decided: its id, whether it is new, how similar.
-
-        >>> import nshash
-        >>> nsh = nshash.NSHash()
-        >>> text = "A long enough first sentence here. And another long one too."
-        >>> nsh.add(text).is_new, nsh.add(text).is_new
-        (True, False)
-        """
-        features = self._features(coerce_document(doc, self.errors))
-        return self.store.transaction(lambda view: assign(view, features, self.opts))  # type: ignore[no-any-return]
-
     def _features(self, text: str) -> Features:
         return self.fingerprinter.features(text)
 
-    def _assign(self, view: Any, features: Features) -> int:
-        return assign(view, features, self.opts).similar_id
+    def _decide(self, view: Any, features: Features) -> Match:
+        return assign(view, features, self.opts)
 
     # -- fingerprints ------------------------------------------------------------------
     def sentences(self, doc: str | bytes) -> list[str]:

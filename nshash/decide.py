@@ -25,11 +25,12 @@ the same function and is tested against it).
 
 from __future__ import annotations
 
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from nshash.boilerplate import BOILERPLATE, FP, record_evidence, without_boilerplate
 from nshash.clusters import find_roots, merge
 from nshash.fingerprint import Features
+from nshash.match import Match
 from nshash.options import Options
 from nshash.sketch import (
     ENTRIES,
@@ -49,23 +50,14 @@ MAX_CANDIDATES: Final = 4
 VOTED_SHARE: Final = 0.4
 
 
-class Decision(NamedTuple):
-    """What the rule decided for one document."""
-
-    #: The cluster's canonical id at decision time.
-    similar_id: int
-    #: No earlier cluster matched: the document starts a cluster.
-    is_new: bool
-    #: Estimated containment between the document and the joined cluster (1.0 for the same text, 0.0 when new).
-    score: float
-    #: The earlier clusters (canonical ids) the document verified against.
-    matched: tuple[int, ...]
+#: The name nshash 2.0 gave :class:`~nshash.Match`.
+Decision = Match
 
 
-def assign(view: Any, features: Features, options: Options) -> Decision:
+def assign(view: Any, features: Features, options: Options) -> Match:
     """Decide ``features``' cluster and record it in ``view`` (a store or a transaction view)."""
     if features.doc_key is None:  # empty: never matches anything, stores nothing
-        return Decision(int(view.allocate_id()), True, 0.0, ())
+        return Match(int(view.allocate_id()), True, 0.0, ())
     found = view.get_many(FP, [features.doc_key, *features.keys])
     keys, values, positions = features.keys, found[1:], features.positions
     if options.boilerplate and BOILERPLATE in values:
@@ -79,7 +71,7 @@ def assign(view: Any, features: Features, options: Options) -> Decision:
         new = [(key, root) for key, value in zip(keys, values) if value is None]
         if new:
             view.put_many(FP, new)
-        return Decision(root, False, 1.0, (root,))
+        return Match(root, False, 1.0, (root,))
     # A sentence matches through its head or, when an edit spoiled that, its tail.
     matches = [head or tail for head, tail in zip(values[0::2], values[1::2])]
     votes: dict[int, int] = {}
@@ -101,10 +93,10 @@ def assign(view: Any, features: Features, options: Options) -> Decision:
             if roots[other] not in joined and agree >= options.verify:
                 joined.add(roots[other])
         target = merge(view, joined)
-        decision = Decision(target, False, scores[best], tuple(sorted(joined)))
+        decision = Match(target, False, scores[best], tuple(sorted(joined)))
     else:
         target = int(view.allocate_id())
-        decision = Decision(target, True, 0.0, ())
+        decision = Match(target, True, 0.0, ())
         sketches[target] = []  # a new cluster has no members yet: no need to read them
     writes = [(key, target) for key, value in zip(keys, values) if value is None]
     writes.append((features.doc_key, target))

@@ -14,6 +14,8 @@ it too, so code written against the built-ins keeps working.
     │   └── UnknownOptionError (also TypeError)   an option name nshash does not know
     ├── HashFuncError          (also ValueError)  a hash function that cannot be identified
     ├── InputError             (also ValueError)  a file of documents that cannot be read as asked
+    ├── UnknownKeyError        (also KeyError)    remove() of a key no page was added under
+    ├── NotRemovableError                         remove() of a page added without removable=True
     └── StoreError                                 anything about a HashDB
         ├── StoreClosedError                       used after close()
         ├── StoreCorruptError                      unreadable, corrupt or foreign data
@@ -55,6 +57,18 @@ class UnknownOptionError(OptionError, TypeError):
 
 class InputError(NSHashError, ValueError):
     """A file of documents cannot be read or written as asked (missing, malformed, no such column)."""
+
+
+class UnknownKeyError(NSHashError, KeyError):
+    """``remove(key)`` of a key that no page was added under."""
+
+    def __str__(self) -> str:
+        # KeyError's str() is the repr of its argument: keep the message readable.
+        return str(self.args[0]) if self.args else ""
+
+
+class NotRemovableError(NSHashError):
+    """``remove(key)`` of a page added while the index was not opened with ``removable=True``."""
 
 
 class StoreError(NSHashError):

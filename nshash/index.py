@@ -9,9 +9,12 @@ from types import TracebackType
 from typing import Any, ClassVar, TypeVar
 
 from nshash.clusters import find_roots
-from nshash.errors import OptionsMismatchError, StoreCorruptError
+from nshash.errors import NotRemovableError, OptionsMismatchError, StoreCorruptError, UnknownKeyError
+from nshash.keys import KEY, record, user_key, withdraw
+from nshash.match import Match
 from nshash.stores import HashDB, open_store
 from nshash.text import coerce_document
+from nshash.views import DryRun, Recorder
 
 IndexT = TypeVar("IndexT", bound="Index")
 
@@ -38,7 +41,8 @@ class Index:
 
     A subclass defines ``algorithm``, computes a document's keys in
     :meth:`_features` (pure, no store access) and decides its cluster in
-    :meth:`_assign`, which runs inside one store transaction.
+    :meth:`_decide`, which runs inside one store transaction and returns a
+    :class:`~nshash.Match`.
     """
 
     algorithm: ClassVar[str] = ""
@@ -60,7 +64,11 @@ class Index:
         options: dict[str, Any],
         errors: str = "strict",
         store_options: dict[str, Any] | None = None,
+        removable: bool = False,
     ) -> None:
+        if not isinstance(removable, bool):
+            raise TypeError(f"removable must be a bool, not {type(removable).__name__}")
+        self.removable = removable
         if name is not None and not isinstance(name, (str, os.PathLike)):
             raise TypeError(f"name must be a str, a path or None, not {type(name).__name__}")
         if errors not in _ERRORS:
@@ -119,6 +127,96 @@ class Index:
         """
         features = self._features(coerce_document(doc, self.errors))
         return self.store.transaction(lambda view: self._assign(view, features))
+
+    def add(self, doc: str | bytes, key: str | bytes | int | None = None) -> Match:
+        """Add ``doc`` (like :meth:`get_similar`) and say what was decided.
+
+        With a ``key`` (a URL, a row id), adding the same key again returns
+        the id the key got, whatever the document is now (to re-decide a
+        changed page, :meth:`remove` it first); with ``removable=True`` the
+        page can be withdrawn later by :meth:`remove`.
+
+        >>> import nshash
+        >>> nsh = nshash.NSHash()
+        >>> text = "A long enough first sentence here. And another long one too."
+        >>> nsh.add(text, key="https://a.example/1").is_new, nsh.add(text).is_new
+        (True, False)
+        >>> nsh.add("Other text, changed since.", key="https://a.example/1").similar_id
+        1
+
+        Raises:
+            DocumentTypeError, DocumentDecodeError: as :meth:`get_similar`.
+            TypeError: ``key`` is not ``str``, ``bytes``, ``int`` or ``None``.
+        """
+        features = self._features(coerce_document(doc, self.errors))
+        if key is None:
+            return self.store.transaction(lambda view: self._decide(view, features))
+        user = user_key(key)
+        removable = self.removable
+
+        def decide(view: Any) -> Match:
+            known = view.get_many(KEY, [user])[0]
+            if known is not None:
+                root = find_roots(view, [known])[known]
+                return Match(root, False, 1.0, (root,))
+            recorder = Recorder(view) if removable else None
+            match = self._decide(recorder or view, features)
+            record(view, user, match.similar_id, recorder.owned(match.similar_id) if recorder else None)
+            return match
+
+        return self.store.transaction(decide)
+
+    def query(self, doc: str | bytes) -> Match:
+        """What :meth:`add` would decide for ``doc``, without storing anything.
+
+        ``similar_id`` is 0 when no cluster matches (``is_new``); the ids
+        given out and the boilerplate learned are left as they are.
+
+        >>> import nshash
+        >>> nsh = nshash.NSHash()
+        >>> text = "A long enough first sentence here. And another long one too."
+        >>> nsh.query(text).similar_id, nsh.get_similar(text), nsh.query(text).similar_id
+        (0, 1, 1)
+        """
+        features = self._features(coerce_document(doc, self.errors))
+        return self.store.transaction(lambda view: self._decide(DryRun(view), features))
+
+    def remove(self, key: str | bytes | int) -> None:
+        """Withdraw the page added under ``key``: its fingerprints no longer match later pages.
+
+        Needs the page to have been added with ``removable=True`` (the index
+        then keeps which fingerprints each keyed page owns: about 25 store
+        entries a page for NSHash, see :mod:`nshash.keys`).  A fingerprint
+        other keyed pages own stays, so the reprints of a removed original
+        are still found; the cluster id, merges the page caused and
+        sentences found to be boilerplate stay too.
+
+        >>> import nshash
+        >>> nsh = nshash.NSHash(removable=True)
+        >>> text = "A long enough first sentence here. And another long one too."
+        >>> nsh.add(text, key="u1").similar_id
+        1
+        >>> nsh.remove("u1")
+        >>> nsh.query(text).similar_id
+        0
+
+        Raises:
+            UnknownKeyError: no page was added under ``key`` (a ``KeyError``).
+            NotRemovableError: the page was added without ``removable=True``.
+        """
+        user = user_key(key)
+
+        def withdraw_page(view: Any) -> None:
+            known = view.get_many(KEY, [user])[0]
+            if known is None:
+                raise UnknownKeyError(f"no page was added under the key {key!r}")
+            if not withdraw(view, user):
+                raise NotRemovableError(
+                    f"the page under the key {key!r} was added without removable=True: the index does not "
+                    "know which fingerprints it added; open the index with removable=True before adding pages"
+                )
+
+        self.store.transaction(withdraw_page)
 
     def get_similar_many(self, docs: Iterable[str | bytes], workers: int = 1, progress: bool = False) -> list[int]:
         """Final cluster ids of many documents, in order: a ``get_similar`` loop, then ``resolve_many``.
@@ -190,5 +288,8 @@ class Index:
     def _features(self, text: str) -> Any:
         raise NotImplementedError
 
-    def _assign(self, view: Any, features: Any) -> int:
+    def _decide(self, view: Any, features: Any) -> Match:
         raise NotImplementedError
+
+    def _assign(self, view: Any, features: Any) -> int:
+        return self._decide(view, features).similar_id

@@ -30,6 +30,7 @@ from nshash.buckets import add_to_buckets, offset_keys, read_buckets
 from nshash.clusters import find_roots, merge
 from nshash.features import U64Array, check_tokenizer, features, mix64, mix64_array, require_numpy
 from nshash.index import Index, positive_int
+from nshash.match import Match
 from nshash.stores import HashDB
 from nshash.text import coerce_document
 
@@ -152,6 +153,7 @@ class Shingles(Index):
         seed: int = 1,
         errors: str = "strict",
         store_options: dict[str, Any] | None = None,
+        removable: bool = False,
     ) -> None:
         import numpy as np
 
@@ -190,7 +192,7 @@ class Shingles(Index):
             "seed": self.seed,
         }
         require_numpy()
-        super().__init__(name, hashdb, options, errors=errors, store_options=store_options)
+        super().__init__(name, hashdb, options, errors=errors, store_options=store_options, removable=removable)
 
     # -- shingles and similarity --------------------------------------------------
     def shingles(self, doc: str | bytes) -> set[int]:
@@ -304,25 +306,34 @@ class Shingles(Index):
         stored = raw.view(np.uint8).reshape(len(candidates), -1)[:, : self.num_perm]
         return _agreements(signature.digests, stored).tolist()  # type: ignore[no-any-return]
 
-    def _assign(self, view: Any, signature: Signature | None) -> int:
+    def _decide(self, view: Any, signature: Signature | None) -> Match:
         if signature is None:
-            return int(view.allocate_id())
+            return Match(int(view.allocate_id()), True, 0.0, ())
         counts, candidates = read_buckets(view, signature.bands, self.bucket_size)
         candidates = [candidate for candidate in candidates if candidate != signature.entry]
-        matched = []
+        matched, scores = [], []
         if candidates:
             agreements = self._agreements(view, signature, candidates)
-            matched = [candidate for candidate, count in zip(candidates, agreements) if count >= self._needed]
+            for candidate, count in zip(candidates, agreements):
+                if count >= self._needed:
+                    matched.append(candidate)
+                    scores.append(count / self.num_perm)
         # The document's own signature may be stored already (an exact copy).
         matched.append(signature.entry)
+        scores.append(1.0)
         ids = view.get_many(FP, matched)
         found = [value for value in ids if value]
-        target = merge(view, find_roots(view, found).values()) if found else int(view.allocate_id())
+        if found:
+            roots = find_roots(view, found)
+            score = max(score for score, value in zip(scores, ids) if value)
+            match = Match(merge(view, roots.values()), False, score, tuple(sorted(set(roots.values()))))
+        else:
+            match = Match(int(view.allocate_id()), True, 0.0, ())
         if ids[-1] is None:
-            view.put_many(FP, [(signature.entry, target)])
+            view.put_many(FP, [(signature.entry, match.similar_id)])
             view.put_many(SIG, zip(offset_keys([signature.entry], self._words), signature.words))
             add_to_buckets(view, signature.bands, counts, signature.entry, self.bucket_size)
-        return target
+        return match
 
 
 __all__ = ["Shingles", "Signature", "choose_bands"]

@@ -28,6 +28,7 @@ from nshash.clusters import find_roots, merge
 from nshash.errors import OptionsMismatchError, StoreCorruptError
 from nshash.features import FEATURES, U64Array, check_tokenizer, features, mix64, require_numpy
 from nshash.index import Index, positive_int
+from nshash.match import Match
 from nshash.stores import HashDB
 from nshash.text import coerce_document
 
@@ -138,6 +139,7 @@ class SimHash(Index):
         bucket_size: int = 64,
         errors: str = "strict",
         store_options: dict[str, Any] | None = None,
+        removable: bool = False,
     ) -> None:
         self.k = positive_int("k", k, minimum=0)
         if self.k >= BITS // 2:
@@ -186,7 +188,7 @@ class SimHash(Index):
             "idf": self._idf.digest if self._idf is not None else self._stored_idf or None,
         }
         require_numpy()
-        super().__init__(name, hashdb, options, errors=errors, store_options=store_options)
+        super().__init__(name, hashdb, options, errors=errors, store_options=store_options, removable=removable)
 
     def _check_options(self, view: Any) -> None:
         """Load a tf-idf table kept in the store, or keep the given one there; then check the options."""
@@ -284,10 +286,10 @@ class SimHash(Index):
         fingerprint = _check_fingerprint(fingerprint)
         return self.store.transaction(lambda view: self._assign(view, fingerprint))
 
-    def _assign(self, view: Any, fingerprint: int | None) -> int:
+    def _decide(self, view: Any, fingerprint: int | None) -> Match:
         if fingerprint is None:
             # Nothing to compare: a document without words is its own cluster.
-            return int(view.allocate_id())
+            return Match(int(view.allocate_id()), True, 0.0, ())
         keys, counts, near = self._near(view, fingerprint)
         if fingerprint not in near:
             # It may be stored but pushed out of full buckets; the fp table knows.
@@ -297,12 +299,14 @@ class SimHash(Index):
         if found:
             roots = find_roots(view, found)
             target = merge(view, roots.values())
+            closest = min(hamming_distance(entry, fingerprint) for entry, value in zip(near, ids) if value)
+            match = Match(target, False, 1.0 - closest / BITS, tuple(sorted(set(roots.values()))))
         else:
-            target = int(view.allocate_id())
+            match = Match(int(view.allocate_id()), True, 0.0, ())
         if ids[near.index(fingerprint)] is None:
-            view.put_many(FP, [(fingerprint, target)])
+            view.put_many(FP, [(fingerprint, match.similar_id)])
             add_to_buckets(view, keys, counts, fingerprint, self.bucket_size)
-        return target
+        return match
 
 
 def _check_fingerprint(fingerprint: object) -> int:

@@ -107,3 +107,26 @@ def test_second_open_of_a_persistent_store_is_refused(make_store: StoreFactory, 
         with pytest.raises(nshash.StoreLockedError, match="already open|open in another"):
             make_store()
         assert store.get("fp", 1) == 1  # the first one is unaffected
+
+
+def test_delete_removes_keys_and_counts(make_store: StoreFactory, store_kind: str) -> None:
+    store = make_store()
+    store.put_many("fp", [(1, 10), (2, 20), (MAX_KEY, 30)])
+    if store_kind == "readme":  # the README's minimal store does not delete: a clear error says so
+        with pytest.raises(nshash.StoreError, match="cannot delete"):
+            store.delete_many("fp", [1])
+        return
+    store.delete_many("fp", [1, MAX_KEY, 99])  # an absent key is ignored
+
+    def in_transaction(view: nshash.HashDB) -> list[int | None]:
+        view.delete_many("fp", [2])
+        return view.get_many("fp", [2])  # a transaction reads its own deletions
+
+    assert store.transaction(in_transaction) == [None]
+    assert store.get_many("fp", [1, 2, MAX_KEY]) == [None, None, None]
+    assert store.count("fp") == 0
+    if store_kind in PERSISTENT_KINDS:
+        store.close()
+        reopened = make_store()
+        assert reopened.get_many("fp", [1, 2, MAX_KEY]) == [None, None, None]
+        assert reopened.count("fp") == 0

@@ -19,15 +19,16 @@ from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import ClassVar, Final, TypeVar
 
-from nshash.errors import StoreClosedError, StoreForkedError
+from nshash.errors import StoreClosedError, StoreError, StoreForkedError
 
 T = TypeVar("T")
 
 #: Tables the algorithms use; a store must accept exactly these names.
 #: ``bkt``/``slot`` hold SimHash's and Shingles' candidate buckets
 #: (:mod:`nshash.buckets`), ``sig`` the words of Shingles' signatures,
-#: ``sketch`` NSHash's verification sketches (:mod:`nshash.sketch`).
-TABLES: Final = ("fp", "parent", "stat", "bkt", "slot", "sig", "sketch")
+#: ``sketch`` NSHash's verification sketches (:mod:`nshash.sketch`), ``key``,
+#: ``undo`` and ``ref`` the user keys of ``add(doc, key=...)`` (:mod:`nshash.keys`).
+TABLES: Final = ("fp", "parent", "stat", "bkt", "slot", "sig", "sketch", "key", "undo", "ref")
 
 
 class HashDB(ABC):
@@ -100,6 +101,16 @@ class HashDB(ABC):
             self._check_open()
             check_table(table)
         self._put_many(table, items)
+
+    def delete_many(self, table: str, keys: Sequence[int]) -> None:
+        """Remove ``keys`` from ``table`` (absent ones are ignored)."""
+        self._check_open()
+        check_table(table)
+        self._delete_many(table, keys)
+
+    def _delete_many(self, table: str, keys: Sequence[int]) -> None:
+        """Remove keys; optional for a backend (only ``remove(key)`` needs it)."""
+        raise StoreError(f"{self.describe()} cannot delete keys, so remove() is not available on it")
 
     def get_meta(self, key: str) -> str | None:
         """A metadata value (options, format version), or ``None``."""

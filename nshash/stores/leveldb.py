@@ -33,7 +33,18 @@ T = TypeVar("T")
 
 # One byte per table in front of an 8-byte big-endian key keeps each table a
 # contiguous key range (cheap to count) and never mixes with metadata.
-_PREFIX = {"fp": b"f", "parent": b"p", "stat": b"s", "bkt": b"b", "slot": b"o", "sig": b"g", "sketch": b"k"}
+_PREFIX = {
+    "fp": b"f",
+    "parent": b"p",
+    "stat": b"s",
+    "bkt": b"b",
+    "slot": b"o",
+    "sig": b"g",
+    "sketch": b"k",
+    "key": b"u",
+    "undo": b"n",
+    "ref": b"r",
+}
 _META = b"m"
 _NEXT_ID = _META + b"next_id"
 # Outside the meta key range (b"m" + any str), so no meta key can collide with it.
@@ -56,6 +67,7 @@ class _Transaction:
     def __init__(self, store: HashDBLeveldb) -> None:
         self._store = store
         self._pending: dict[bytes, bytes] = {}
+        self._deleted: set[bytes] = set()
         self._next_id = store._next_id
 
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
@@ -66,13 +78,24 @@ class _Transaction:
             raws = [pending.get(raw_key) or get(raw_key) for raw_key in raw_keys]
         else:
             raws = [get(raw_key) for raw_key in raw_keys]
+        if self._deleted:
+            raws = [None if raw_key in self._deleted else raw for raw_key, raw in zip(raw_keys, raws)]
         return [None if raw is None else unpack(raw)[0] for raw in raws]
 
     def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
         check_table(table)
         prefix = _PREFIX[table]
         for key, value in items:
-            self._pending[prefix + _KEY.pack(key)] = _VALUE.pack(value)
+            raw_key = prefix + _KEY.pack(key)
+            self._pending[raw_key] = _VALUE.pack(value)
+            self._deleted.discard(raw_key)
+
+    def delete_many(self, table: str, keys: Sequence[int]) -> None:
+        check_table(table)
+        for key in keys:
+            raw_key = _PREFIX[table] + _KEY.pack(key)
+            self._pending.pop(raw_key, None)
+            self._deleted.add(raw_key)
 
     def get_meta(self, key: str) -> str | None:
         raw_key = _META + key.encode()
@@ -100,13 +123,15 @@ class _Transaction:
         return self._store.count(table)
 
     def commit(self) -> None:
-        if self._pending:
+        if self._pending or self._deleted:
             store = self._store
             try:
                 batch = store._db.write_batch(sync=store.sync)
                 put = batch.put
                 for raw_key, raw in self._pending.items():
                     put(raw_key, raw)
+                for raw_key in self._deleted:
+                    batch.delete(raw_key)
                 batch.write()
             except store._plyvel.Error as exc:
                 raise store._write_failed(exc) from exc
@@ -249,6 +274,9 @@ class HashDBLeveldb(HashDB):
 
     def _put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
         self.transaction(lambda view: view.put_many(table, items))
+
+    def _delete_many(self, table: str, keys: Sequence[int]) -> None:
+        self.transaction(lambda view: view.delete_many(table, keys))
 
     def _get_meta(self, key: str) -> str | None:
         return self._run(lambda: _Transaction(self).get_meta(key))

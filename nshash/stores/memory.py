@@ -50,6 +50,8 @@ _ID_BLOCK = 1024
 # are found at commit time instead of being recorded write by write.
 _SHARED = ("fp", "parent", "stat")
 _MAX_KEY = 2**64 - 1
+# A log entry of deletions names its table with this prefix (no table name starts with it).
+_DELETED = "-"
 _MIN_VALUE = -(2**63)
 
 # Stores still open at interpreter exit are saved then: crawler scripts that
@@ -216,6 +218,13 @@ class HashDBMemory(HashDB):
             self._tables[table].update(pairs)
             self._pending.append((table, pairs))
 
+    def _delete_many(self, table: str, keys: Sequence[int]) -> None:
+        with self._lock:
+            pop = self._tables[table].pop
+            gone = [(key, 0) for key in keys if pop(key, None) is not None]
+            if self._journal is not None and gone:
+                self._pending.append((_DELETED + table, gone))
+
     def _get_meta(self, key: str) -> str | None:
         return self._meta.get(key)
 
@@ -348,6 +357,12 @@ class HashDBMemory(HashDB):
             self._next_id = max(self._next_id, int(next_id))
             for table, keys, values in entries:
                 pairs = dict(zip(_unpack(keys), _unpack(values)))
+                if table.startswith(_DELETED):
+                    table = table[len(_DELETED) :]
+                    _check_table(table, pairs)
+                    for key in pairs:
+                        self._tables[table].pop(key, None)
+                    continue
                 _check_table(table, pairs)
                 self._tables[table].update(pairs)
         except NSHashError:

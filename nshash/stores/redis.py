@@ -133,7 +133,7 @@ class _View:
         self._keys = store._keys
         self._values: dict[tuple[str, int], int | None] = {}  # what func sees: read or written
         self._existed: dict[tuple[str, int], bool] = {}  # what the server had, for the counts
-        self._writes: dict[str, dict[int, int]] = {}
+        self._writes: dict[str, dict[int, int | None]] = {}  # None: delete
         self._meta_values: dict[str, str | None] = {}
         self._meta_writes: dict[str, str] = {}
         self._watched: set[str] = set()
@@ -183,6 +183,13 @@ class _View:
             self._keys.locate(table, key)  # reject a bad key now, not at commit
             writes[key] = self._values[table, key] = int(value)
 
+    def delete_many(self, table: str, keys: Sequence[int]) -> None:
+        check_table(table)
+        writes = self._writes.setdefault(table, {})
+        for key in keys:
+            self._keys.locate(table, key)
+            writes[key] = self._values[table, key] = None
+
     def get(self, table: str, key: int) -> int | None:
         return self.get_many(table, [key])[0]
 
@@ -220,13 +227,21 @@ class _View:
         commands: list[Command] = []
         for table, writes in self._writes.items():
             buckets: dict[str, list[Any]] = {}
+            gone: dict[str, list[bytes]] = {}
             for key, value in writes.items():
                 bucket, field = self._keys.locate(table, key)
-                buckets.setdefault(bucket, []).extend((field, value))
+                if value is None:
+                    gone.setdefault(bucket, []).append(field)
+                else:
+                    buckets.setdefault(bucket, []).extend((field, value))
             commands.extend(("HSET", bucket, *pairs) for bucket, pairs in buckets.items())
-            new = sum(not self._existed[table, key] for key in writes)
-            if new:
-                commands.append(("HINCRBY", self._keys.store, _count_field(table), new))
+            commands.extend(("HDEL", bucket, *fields) for bucket, fields in gone.items())
+            existed = self._existed
+            added = sum(value is not None and not existed[table, key] for key, value in writes.items())
+            removed = sum(value is None and existed[table, key] for key, value in writes.items())
+            change = added - removed
+            if change:
+                commands.append(("HINCRBY", self._keys.store, _count_field(table), change))
         if self._meta_writes:
             meta_pairs = [part for item in self._meta_writes.items() for part in item]
             commands.append(("HSET", self._keys.meta, *meta_pairs))
@@ -371,6 +386,9 @@ class HashDBRedis(HashDB):
     def _put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
         pairs = list(items)  # a retried transaction must see the same items again
         self.transaction(lambda view: view.put_many(table, pairs))
+
+    def _delete_many(self, table: str, keys: Sequence[int]) -> None:
+        self.transaction(lambda view: view.delete_many(table, keys))
 
     def _get_meta(self, key: str) -> str | None:
         with self._lock:
