@@ -12,9 +12,11 @@ the same function and is tested against it).
 3. **Verification.**  A candidate is joined only when the whole texts agree:
    the estimated containment of the smaller text in the larger one, between
    the document's sketch and the sketch of one of the cluster's first
-   ``members`` documents, is at least ``verify``.  Reprints with other
-   headers, footers, titles, truncation and edits pass; templated sibling
-   pages and articles sharing a paragraph fail.
+   ``members`` documents, is at least ``verify`` (less when most of the
+   document's sentences point to the candidate: :func:`agrees`; almost total
+   when one text is many times the other: :func:`trusted_containment`).
+   Reprints with other headers, footers, titles, truncation and edits pass;
+   templated sibling pages and articles sharing a paragraph fail.
 4. **Join and merge.**  The document joins the verified candidate it agrees
    with most; another verified candidate merges into it only when the two
    clusters' own sketches also agree, so a page that quotes two articles
@@ -35,6 +37,7 @@ from nshash.options import Options
 from nshash.sketch import (
     ENTRIES,
     Member,
+    Sketch,
     body_containment,
     entry_keys,
     from_entries,
@@ -48,6 +51,16 @@ SKETCH: Final = "sketch"
 MAX_CANDIDATES: Final = 4
 #: The share of a document's keyed sentences that must point to a candidate for ``verify_voted`` to apply.
 VOTED_SHARE: Final = 0.4
+#: When this share of them points to it (3 of 5), ``verify_voted - MAJORITY_EASING`` suffices.
+MAJORITY_SHARE: Final = 0.6
+MAJORITY_EASING: Final = 0.1
+#: From this ratio of the larger text's grams to the smaller's, a containment
+#: estimate is mostly chance: a small page "is contained" in a page ten times
+#: its size in the same language, because the large page holds the language's
+#: common 5-grams (measured on the real pages: different articles at a ratio
+#: of 8 or more, 99th percentile 0.88).  It then counts only if almost total.
+SIZE_RATIO: Final = 6
+SIZE_RATIO_CONTAINMENT: Final = 0.95
 
 
 #: The name nshash 2.0 gave :class:`~nshash.Match`.
@@ -115,10 +128,24 @@ def agrees(score: float, share: float, options: Options) -> bool:
 
     Containment of ``verify`` suffices; ``verify_voted`` suffices when at
     least :data:`VOTED_SHARE` of the document's keyed sentences point to the
-    candidate (a heavily edited copy keeps its sentences' heads or tails; a
-    templated sibling shares a few paragraphs of boilerplate prose).
+    candidate, and ``verify_voted - MAJORITY_EASING`` when
+    :data:`MAJORITY_SHARE` do (a heavily edited copy keeps its sentences'
+    heads or tails; a templated sibling shares a few paragraphs of
+    boilerplate prose, rarely most of its longest sentences).
     """
-    return score >= options.verify or (score >= options.verify_voted and share >= VOTED_SHARE)
+    if score >= options.verify:
+        return True
+    if share >= MAJORITY_SHARE:
+        return score >= options.verify_voted - MAJORITY_EASING
+    return share >= VOTED_SHARE and score >= options.verify_voted
+
+
+def trusted_containment(a: Sketch, b: Sketch, chrome: int) -> float:
+    """:func:`~nshash.sketch.body_containment`, discounted where the sizes differ too much for it to mean much."""
+    score = body_containment(a, b, chrome)
+    if max(a.grams, b.grams) >= SIZE_RATIO * max(1, min(a.grams, b.grams)) and score < SIZE_RATIO_CONTAINMENT:
+        return 0.0
+    return score
 
 
 def verify_score(features: Features, members: list[Member]) -> float:
@@ -126,7 +153,7 @@ def verify_score(features: Features, members: list[Member]) -> float:
     best = 0.0
     for member in members:
         chrome = shared_chrome(features.line_keys, features.line_grams, member.lines)
-        best = max(best, body_containment(features.sketch, member.sketch, chrome))
+        best = max(best, trusted_containment(features.sketch, member.sketch, chrome))
     return best
 
 
@@ -140,7 +167,7 @@ def members_score(features: Features, these: list[Member], those: list[Member]) 
     for a in these:
         for b in those:
             chrome = shared_chrome(features.line_keys, features.line_grams, a.lines & b.lines)
-            best = max(best, body_containment(a.sketch, b.sketch, chrome))
+            best = max(best, trusted_containment(a.sketch, b.sketch, chrome))
     return best
 
 

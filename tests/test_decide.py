@@ -157,3 +157,33 @@ def test_batch_is_at_least_as_precise_as_online_on_the_sample() -> None:
     p_batch, r_batch = pair_precision_recall(labels, nshash.similar_ids(texts))
     assert p_online >= 0.95 and r_online >= 0.90
     assert p_batch >= p_online and r_batch >= 0.90
+
+
+def test_most_sentences_pointing_to_a_cluster_ease_the_containment_needed() -> None:
+    from nshash.decide import agrees
+
+    options = Options()
+    # One sentence of five: the full threshold; two: verify_voted; three or more: a little less.
+    assert not agrees(0.69, 0.2, options) and agrees(0.7, 0.2, options)
+    assert not agrees(0.49, 0.4, options) and agrees(0.5, 0.4, options)
+    assert not agrees(0.39, 0.6, options) and agrees(0.4, 0.6, options)
+
+
+def test_a_small_page_is_not_contained_in_a_big_one_by_chance() -> None:
+    """Every 5-gram of a short text of common words turns up somewhere in a page ten times its size."""
+    from nshash.decide import trusted_containment
+
+    rng = random.Random(5)
+    common = WORDS[:300]  # a small vocabulary: the big page holds most of its 5-grams
+
+    def prose(sentences: int) -> str:
+        return " ".join(" ".join(rng.choice(common) for _ in range(10)).capitalize() + "." for _ in range(sentences))
+
+    small, big = sketch(prose(4)), sketch(prose(120))
+    assert big.grams > 6 * small.grams
+    assert containment(small, big) >= 0.7  # the estimate alone would join them
+    assert trusted_containment(small, big, 0) == 0.0
+    # An excerpt really contained in a big page still counts.
+    article = prose(120)
+    excerpt = article[: len(article) // 12]
+    assert trusted_containment(sketch(excerpt), sketch(article), 0) >= 0.95
