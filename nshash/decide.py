@@ -8,7 +8,9 @@ the same function and is tested against it).
    current id: ids are idempotent.
 2. **Candidates.**  Sentence keys point to earlier clusters; sentences found
    to be boilerplate (:mod:`nshash.boilerplate`) do not count.  The clusters
-   most sentences point to are the candidates (at most ``MAX_CANDIDATES``).
+   most of the ``n + extra`` looked-up sentences point to are the candidates
+   (at most ``MAX_CANDIDATES``); the share of the top ``n`` that point to one
+   is its vote.
 3. **Verification.**  A candidate is joined only when the whole texts agree:
    the estimated containment of the smaller text in the larger one, between
    the document's sketch and the sketch of one of the cluster's first
@@ -35,13 +37,17 @@ from nshash.fingerprint import Features
 from nshash.match import Match
 from nshash.options import Options
 from nshash.sketch import (
+    EDGE_REST,
     ENTRIES,
     Member,
     Sketch,
     body_containment,
+    chrome_lines,
+    containment_error,
     entry_keys,
     from_entries,
     line_filter,
+    lines_in,
     shared_chrome,
     to_entries,
 )
@@ -58,9 +64,14 @@ MAJORITY_EASING: Final = 0.1
 #: estimate is mostly chance: a small page "is contained" in a page ten times
 #: its size in the same language, because the large page holds the language's
 #: common 5-grams (measured on the real pages: different articles at a ratio
-#: of 8 or more, 99th percentile 0.88).  It then counts only if almost total.
+#: of 8 or more, 99th percentile 0.88).  It then counts only if almost total,
+#: and only for a smaller text of ``SIZE_RATIO_GRAMS`` grams or more (a page of
+#: a few lines is "contained" in any long page of its site that lists it).
 SIZE_RATIO: Final = 6
 SIZE_RATIO_CONTAINMENT: Final = 0.95
+SIZE_RATIO_GRAMS: Final = 200
+#: Standard errors the frame's subtraction adds that a body estimate is lowered by.
+FRAME_ERRORS: Final = 1.0
 
 
 #: The name nshash 2.0 gave :class:`~nshash.Match`.
@@ -75,6 +86,10 @@ def assign(view: Any, features: Features, options: Options) -> Match:
     keys, values, positions = features.keys, found[1:], features.positions
     if options.boilerplate and BOILERPLATE in values:
         keys, values, positions = without_boilerplate(keys, values, positions)
+    # Every sentence looked up proposes candidates (an article's longest
+    # sentences may rank below a page's comments and menus); the top n vote
+    # and are written.
+    looked_up = values
     if len(positions) > options.n:
         keys, values, positions = keys[: 2 * options.n], values[: 2 * options.n], positions[: options.n]
     if found[0]:
@@ -87,15 +102,13 @@ def assign(view: Any, features: Features, options: Options) -> Match:
         return Match(root, False, 1.0, (root,))
     # A sentence matches through its head or, when an edit spoiled that, its tail.
     matches = [head or tail for head, tail in zip(values[0::2], values[1::2])]
-    votes: dict[int, int] = {}
-    for match in matches:
-        if match:
-            votes[match] = votes.get(match, 0) + 1
+    votes = _count([head or tail for head, tail in zip(looked_up[0::2], looked_up[1::2])])
+    top_votes = _count(matches)
     need = min(options.min_match, len(matches))
     candidates = sorted((c for c in votes if votes[c] >= need), key=lambda c: (-votes[c], c))[:MAX_CANDIDATES]
     sketches = load_members(view, candidates, options.members)
     scores = {c: verify_score(features, sketches[c]) for c in candidates}
-    share = {c: votes[c] / len(matches) for c in candidates}
+    share = {c: top_votes.get(c, 0) / len(matches) for c in candidates}
     passed = [c for c in candidates if agrees(scores[c], share[c], options)]
     if passed:
         best = max(passed, key=lambda c: (scores[c], votes[c], -c))
@@ -123,6 +136,14 @@ def assign(view: Any, features: Features, options: Options) -> Match:
     return decision
 
 
+def _count(matches: list[int | None]) -> dict[int, int]:
+    votes: dict[int, int] = {}
+    for match in matches:
+        if match:
+            votes[match] = votes.get(match, 0) + 1
+    return votes
+
+
 def agrees(score: float, share: float, options: Options) -> bool:
     """Whether a document joins a candidate: the texts agree enough, given how many sentences point to it.
 
@@ -141,18 +162,41 @@ def agrees(score: float, share: float, options: Options) -> bool:
 
 
 def trusted_containment(a: Sketch, b: Sketch, chrome: int) -> float:
-    """:func:`~nshash.sketch.body_containment`, discounted where the sizes differ too much for it to mean much."""
+    """:func:`~nshash.sketch.body_containment`, discounted where it means little.
+
+    Leaving a shared frame out multiplies the estimate's error by the share of
+    the smaller text that is not frame: for a short article in a long frame
+    the body estimate is mostly noise, so it is lowered by the error that the
+    subtraction adds.  Where the sizes differ too much, only an almost total
+    containment counts (:data:`SIZE_RATIO`).
+    """
     score = body_containment(a, b, chrome)
-    if max(a.grams, b.grams) >= SIZE_RATIO * max(1, min(a.grams, b.grams)) and score < SIZE_RATIO_CONTAINMENT:
+    smaller = min(a.grams, b.grams)
+    if max(a.grams, b.grams) >= SIZE_RATIO * max(1, smaller) and (
+        score < SIZE_RATIO_CONTAINMENT or smaller < SIZE_RATIO_GRAMS
+    ):
         return 0.0
-    return score
+    rest = smaller - chrome
+    if chrome > 0 and rest >= EDGE_REST * smaller:
+        score -= FRAME_ERRORS * containment_error(a, b) * chrome / rest
+    return max(0.0, score)
 
 
 def verify_score(features: Features, members: list[Member]) -> float:
-    """How much the document and the closest of a cluster's members agree, their shared header and footer left out."""
+    """How much the document and the closest of a cluster's members agree, their shared header and footer left out.
+
+    A line that is site frame against one member is frame against all: a
+    cookie notice or licence copied verbatim across sites sits inside the
+    frame of the page's own site, but in the middle of another site's page,
+    where no edge run finds it.
+    """
+    keys, grams = features.line_keys, features.line_grams
+    frame: set[int] = set()
+    for member in members:
+        frame |= chrome_lines(keys, grams, member.lines)
     best = 0.0
     for member in members:
-        chrome = shared_chrome(features.line_keys, features.line_grams, member.lines)
+        chrome = lines_in(keys, grams, frame, member.lines)
         best = max(best, trusted_containment(features.sketch, member.sketch, chrome))
     return best
 

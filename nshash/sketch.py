@@ -113,6 +113,21 @@ def containment(a: Sketch, b: Sketch) -> float:
     return min(1.0, shared / min(a.grams, b.grams))
 
 
+def containment_error(a: Sketch, b: Sketch) -> float:
+    """The standard error of :func:`containment`'s estimate (from the binomial error of the slots' agreement).
+
+    >>> text = "a reprinted article keeps most of its sentences"
+    >>> containment_error(sketch(text), sketch(text))
+    0.0
+    """
+    if not a.grams or not b.grams:
+        return 0.0
+    same: float = sum(map(eq, a.slots, b.slots)) / SLOTS
+    jaccard = min(1.0, max(0.0, (same - _CHANCE) / (1 - _CHANCE)))
+    spread = (jaccard * (1 - jaccard) / SLOTS) ** 0.5
+    return spread * (a.grams + b.grams) / (min(a.grams, b.grams) * (1 + jaccard) ** 2)
+
+
 def body_containment(a: Sketch, b: Sketch, chrome: int) -> float:
     """:func:`containment` with ``chrome`` grams of a shared header and footer left out.
 
@@ -168,11 +183,19 @@ def has_line(bits: int, key: int) -> bool:
 def shared_chrome(line_keys: Sequence[int], line_grams: Sequence[int], bits: int) -> int:
     """Grams of the header and footer a document shares with a member whose lines are ``bits``.
 
+    The grams of :func:`chrome_lines`.
+    """
+    return sum(line_grams[index] for index in chrome_lines(line_keys, line_grams, bits))
+
+
+def chrome_lines(line_keys: Sequence[int], line_grams: Sequence[int], bits: int) -> set[int]:
+    """The document's lines (indices) that form the header and footer it shares with a member whose lines are ``bits``.
+
     The header is the run of the document's lines, from the top (after a
     title the member does not have), that the member has too, over gaps of one
     line; the footer likewise from the bottom (a "previous article" link is
     such a gap).  Without a shared footer nothing is left out: a truncated
-    copy shares the top of its article, a copy on another site its middle.
+    copy shares the top of an article, a copy on another site its middle.
     """
     masks = map(_probes, line_keys)
     shared = [bits & mask == mask for mask in masks]
@@ -188,8 +211,13 @@ def shared_chrome(line_keys: Sequence[int], line_grams: Sequence[int], bits: int
         skip += 1
     foot = {count - 1 - index for index in _edge_run(shared[::-1], line_grams[::-1], skip=skip)}
     if not foot:
-        return 0  # a copy that keeps the top of an article (truncated), not a site's frame
-    return sum(line_grams[index] for index in head | foot)
+        return set()  # a copy that keeps the top of an article (truncated), not a site's frame
+    return head | foot
+
+
+def lines_in(line_keys: Sequence[int], line_grams: Sequence[int], lines: set[int], bits: int) -> int:
+    """Grams of the document's ``lines`` (indices) that a member whose lines are ``bits`` has too."""
+    return sum(line_grams[index] for index in lines if has_line(bits, line_keys[index]))
 
 
 #: At most this many lines of fewer than this many grams are stepped over below a shared footer.

@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nshash
+import nshash.fingerprint
 from nshash.boilerplate import BOILERPLATE, CONTENT
 from nshash.options import OPTIONS_VERSION, Options
-from nshash.sketch import containment, sketch
+from nshash.sketch import Member, containment, line_filter, sketch
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sample.jsonl"
 WORDS = ["".join(random.Random(i).choices("abcdefghijklmnopqrstuvwxyz", k=3 + i % 7)) for i in range(3000)]
@@ -187,3 +188,60 @@ def test_a_small_page_is_not_contained_in_a_big_one_by_chance() -> None:
     article = prose(120)
     excerpt = article[: len(article) // 12]
     assert trusted_containment(sketch(excerpt), sketch(article), 0) >= 0.95
+
+
+def _features(text: str) -> nshash.fingerprint.Features:
+    return nshash.NSHash().fingerprinter.features(text)
+
+
+def _member(text: str) -> Member:
+    features = _features(text)
+    return Member(features.sketch, line_filter(features.line_keys))
+
+
+def test_a_notice_copied_across_sites_is_frame_against_every_member() -> None:
+    """A cookie notice and a licence that two sites copy verbatim sit inside one site's frame.
+
+    Against the other site's copy of the article no edge run finds them; they
+    are still frame there, because they are frame against the first member.
+    """
+    from nshash.decide import verify_score
+
+    rng = random.Random(7)
+    notice, licence = paragraph(rng, 3), paragraph(rng, 3)
+    ours = (["Home > Tutorials > Article", notice], ["Contact us: editor@ours.example", licence, "Popular now"])
+    theirs = (["Home | News | About", notice], [licence, "Subscribe | Log in | Share"])
+    article = [paragraph(rng, 3)]
+    members = [_member(page(ours, article, "The story")), _member(page(theirs, article, "The story"))]
+    sibling = _features(page(ours, [paragraph(rng, 3)], "Another story"))
+    # Against the other site's copy alone, the shared notice and licence look like shared content.
+    assert containment(sibling.sketch, members[1].sketch) > 0.35
+    assert verify_score(sibling, members) < 0.2
+    reprint = _features(page(ours, article, "The story, again"))
+    assert verify_score(reprint, members) >= Options().verify
+
+
+def test_a_short_body_in_a_long_frame_is_discounted_by_its_error() -> None:
+    from nshash.decide import trusted_containment
+    from nshash.sketch import body_containment, containment_error
+
+    rng = random.Random(8)
+    a, b = sketch(paragraph(rng, 12)), sketch(paragraph(rng, 12))
+    assert trusted_containment(a, b, 0) == body_containment(a, b, 0)  # no frame: the estimate as it is
+    chrome = a.grams * 3 // 4
+    expected = body_containment(a, b, chrome) - containment_error(a, b) * chrome / (min(a.grams, b.grams) - chrome)
+    assert trusted_containment(a, b, chrome) == pytest.approx(max(0.0, expected))
+    assert containment_error(a, a) == 0.0 and containment_error(a, b) > 0.0
+
+
+def test_a_long_headline_below_the_footer_does_not_hide_it() -> None:
+    from nshash.sketch import chrome_lines
+
+    rng = random.Random(9)
+    footer = [paragraph(rng, 2), paragraph(rng, 2), "Popular now"]
+    member = page((["Home > Tutorials"], footer), [paragraph(rng, 3)], "One story")
+    titles = ["How can I keep a log of the packages I added to the system and see when upgrades happened!", "Short"]
+    doc = _features("\n".join(["Other story", "Home > Tutorials", paragraph(rng, 3), *footer, *titles]))
+    frame = chrome_lines(doc.line_keys, doc.line_grams, _member(member).lines)
+    count = len(doc.line_keys)
+    assert {count - 3 - i for i in range(3)} <= frame  # the footer's three lines above the two titles
