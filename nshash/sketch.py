@@ -13,6 +13,7 @@ same bytes in C (tested against it).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from operator import eq
 from typing import Final, NamedTuple
@@ -124,7 +125,7 @@ def containment_error(a: Sketch, b: Sketch) -> float:
         return 0.0
     same: float = sum(map(eq, a.slots, b.slots)) / SLOTS
     jaccard = min(1.0, max(0.0, (same - _CHANCE) / (1 - _CHANCE)))
-    spread = (jaccard * (1 - jaccard) / SLOTS) ** 0.5
+    spread = math.sqrt(jaccard * (1 - jaccard) / SLOTS)
     return spread * (a.grams + b.grams) / (min(a.grams, b.grams) * (1 + jaccard) ** 2)
 
 
