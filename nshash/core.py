@@ -15,6 +15,7 @@ from typing import Any
 
 from nshash.boilerplate import BOILERPLATE, FP, STAT
 from nshash.clusters import find_roots
+from nshash.compat import Compat07
 from nshash.decide import assign
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import HashFunc
@@ -25,7 +26,7 @@ from nshash.stores import HashDB
 from nshash.text import coerce_document
 
 
-class NSHash(Index):
+class NSHash(Compat07, Index):
     """Top-n longest sentences hash: documents sharing their longest sentences, and their text, are one article.
 
     A document's text is cleaned (HTML, scripts and styles removed; on whole
@@ -123,8 +124,8 @@ class NSHash(Index):
         """The normalised sentences that may be keyed, longest first (``n + extra`` at most)."""
         return self.fingerprinter.sentences(coerce_document(doc, self.errors))
 
-    def get_nshash(self, doc: str | bytes) -> list[int]:
-        """The keys (unsigned 64-bit ints) of ``doc``'s ``n`` longest sentences.
+    def get_nshash(self, doc: str | bytes, n: int | None = None) -> list[int]:
+        """The keys (unsigned 64-bit ints) of ``doc``'s ``n`` longest sentences (``n``: the index's by default).
 
         Two per sentence: head and tail (for a short sentence, the whole
         sentence both ways).  This ignores what the store knows; :meth:`get_similar`
@@ -134,7 +135,7 @@ class NSHash(Index):
         >>> nshash.NSHash().get_nshash("")
         []
         """
-        return self.fingerprinter.nshash(coerce_document(doc, self.errors))
+        return self._fingerprinter_for(n).nshash(coerce_document(doc, self.errors))
 
     def explain(self, doc: str | bytes) -> list[dict[str, Any]]:
         """For debugging a surprising id: each candidate sentence, its keys and stored cluster.

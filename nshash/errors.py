@@ -19,7 +19,8 @@ it too, so code written against the built-ins keeps working.
     └── StoreError                                 anything about a HashDB
         ├── StoreClosedError                       used after close()
         ├── StoreCorruptError                      unreadable, corrupt or foreign data
-        │   └── StoreDataLostError                 a server (Redis) lost data it had acknowledged
+        │   ├── StoreDataLostError                 a server (Redis) lost data it had acknowledged
+        │   └── LegacyStoreError                   a store written by nshash 0.7: rebuild it
         ├── StoreLockedError                       another process holds the store
         ├── StoreForkedError                       used in a child forked after the store was opened
         ├── StoreConnectionError                   a server (Redis) cannot be reached
@@ -86,6 +87,14 @@ class StoreCorruptError(StoreError):
 class StoreDataLostError(StoreCorruptError):
     """The server lost data it had acknowledged (restarted without persistence, flushed, an
     older snapshot restored): going on would hand out cluster ids a second time."""
+
+
+class LegacyStoreError(StoreCorruptError):
+    """A store written by nshash 0.7; it cannot be read or converted (see :mod:`nshash.migrate`).
+
+    The message says why and how to rebuild the index.  A ``StoreCorruptError``,
+    which is what such a file raised before it was recognised.
+    """
 
 
 class StoreLockedError(StoreError):

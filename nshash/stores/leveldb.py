@@ -26,6 +26,7 @@ from nshash.errors import (
     StoreWriteError,
     missing_dependency,
 )
+from nshash.migrate import refuse_07_leveldb
 from nshash.stores.base import HashDB, check_table
 from nshash.stores.files import check_file_name, os_error
 
@@ -236,6 +237,7 @@ class HashDBLeveldb(HashDB):
             key[:1] in _OURS for key in db.iterator(include_value=False)
         )
         if first is not None and not legacy:
+            refuse_07_leveldb(db.iterator(), self.describe())
             raise StoreCorruptError(
                 f"{self.describe()} is a LevelDB not written by nshash; it was left untouched: pass another name"
             )

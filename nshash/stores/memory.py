@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from nshash.errors import NSHashError, StoreCorruptError, StoreWriteError
+from nshash.migrate import check_07_name, refuse_07_memory
 from nshash.stores.base import TABLES, HashDB
 from nshash.stores.files import (
     check_file_name,
@@ -177,6 +178,8 @@ class HashDBMemory(HashDB):
         remove_stale_temp_files(path)
         if path.exists():
             self._load(path)
+        else:
+            check_07_name(path)
         log_path = _log_path(path)
         found = read_log(log_path)
         if found is not None and found[0] == self._generation:
@@ -525,6 +528,7 @@ def _parse(data: bytes, path: Path) -> dict[str, Any]:
             "it was left untouched: move it away or pass another name"
         ) from exc
     if not isinstance(state, dict) or state.get("format") != _FORMAT:
+        refuse_07_memory(state, path)
         raise StoreCorruptError(f"{str(path)!r} is not an nshash memory store; it was left untouched")
     if state.get("version") != expected:
         raise StoreCorruptError(
