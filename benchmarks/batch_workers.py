@@ -17,7 +17,7 @@ assignment alone), then the end-to-end times for several chunk sizes, and
 checks that every run returns the same ids.
 
 The corpus is the benchmark corpus (``benchmarks/data``, made by
-``benchmarks/corpus.py``) repeated with its letters rotated up to the size
+``benchmarks/make_corpus.py``) repeated with its letters rotated up to the size
 asked for, or with ``--corpus synthetic`` (the default when there is no
 ``benchmarks/data``) Chinese-like news articles from a fixed seed, a third of
 them reprints with a new title, a byline, a site header and footer and a typo.
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         "--corpus",
         choices=("data", "synthetic"),
         default="data" if DATA.exists() else "synthetic",
-        help="the benchmark corpus (benchmarks/data, made by corpus.py) or a synthetic one",
+        help="the benchmark corpus (benchmarks/data, made by make_corpus.py) or a synthetic one",
     )
     parser.add_argument("--chunks", default="128,512,2048", help="chunk sizes for workers=2")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "batch_workers.md"))

@@ -65,7 +65,7 @@ def load_records(data: Path) -> list[tuple[str, str]]:
             rows = sorted((json.loads(line) for line in f if line.strip()), key=lambda r: int(r["id"]))
         records += [(r["text"], f"{path.stem}:{r['label']}") for r in rows]
     if not records:
-        raise SystemExit(f"no *.jsonl corpus files in {data}; run python benchmarks/corpus.py --out {data}")
+        raise SystemExit(f"no *.jsonl corpus files in {data}; run python benchmarks/make_corpus.py --out {data}")
     return records
 
 

@@ -21,7 +21,7 @@ nothing are placed by the time their call returned.
 Corpora: ``synthetic`` (always; ``--articles`` random articles with three
 reprints each, from ``tests/fleet.py``, shuffled with a fixed seed so that
 reprints arrive spread over the crawl) and each ``--data`` JSONL file (its
-``text`` field, in file order, as written by ``benchmarks/corpus.py``).
+``text`` field, in file order, as written by ``benchmarks/make_corpus.py``).
 Writes ``redis_concurrency.md`` to ``--out`` (default ``benchmarks/results``).
 """
 

@@ -76,7 +76,7 @@ def find_files(data: Path, names: Sequence[str] | None) -> list[Path]:
         return paths
     paths = sorted(data.glob("*.jsonl"))
     if not paths:
-        raise FileNotFoundError(f"no *.jsonl in {data}; run python benchmarks/corpus.py --out {data}")
+        raise FileNotFoundError(f"no *.jsonl in {data}; run python benchmarks/make_corpus.py --out {data}")
     return paths
 
 

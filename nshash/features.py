@@ -258,7 +258,7 @@ def _code_points(text: str) -> U64Array:
 
 def _jieba_units(text: str) -> Units:
     try:
-        import jieba  # type: ignore[import-untyped,import-not-found]
+        import jieba
     except ImportError as exc:
         raise missing_dependency("jieba", "jieba") from exc
     import numpy as np
@@ -326,7 +326,7 @@ def check_tokenizer(tokenizer: str) -> str:
         raise ValueError(f"tokenizer must be one of {', '.join(TOKENIZERS)}, not {tokenizer!r}")
     if tokenizer == "jieba":
         try:
-            import jieba  # type: ignore[import-untyped,import-not-found]  # noqa: F401
+            import jieba  # noqa: F401
         except ImportError as exc:
             raise missing_dependency("jieba", "jieba") from exc
     return tokenizer

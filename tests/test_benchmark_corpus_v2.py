@@ -149,3 +149,15 @@ def test_t2s_copies_are_traditional_and_same_label() -> None:
         if any(c.startswith("t2s:") for c in r.cases):
             assert "軟" in r.text and "软" not in r.text
             assert any(o.cluster == r.cluster and o.kind == "source" and "软" in o.text for o in records)
+
+
+def test_the_corpus_script_runs_from_any_directory_without_a_path_hack(tmp_path: Path) -> None:
+    # benchmarks/make_corpus.py once shared its name with the corpus/ package
+    # next to it and had to put its directory first on sys.path.
+    import subprocess
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "make_corpus.py"
+    assert "sys.path" not in script.read_text(encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), "--help"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "--sample" in done.stdout

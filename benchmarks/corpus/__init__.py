@@ -1,4 +1,4 @@
-"""Labelled near-duplicate corpus generator (run it as ``benchmarks/corpus.py``).
+"""Labelled near-duplicate corpus generator (run it as ``benchmarks/make_corpus.py``).
 
 Modules, in the order the data flows through them:
 

@@ -88,7 +88,7 @@ def generate(out: Path, cache: Path, seed: int, t2s_set: bool = True) -> dict[st
     splits, packages, pool_stats = _prepare(cache, seed, v2=True)
     sites = _sites(seed)
     manifest: dict[str, Any] = {
-        "generator": "benchmarks/corpus.py",
+        "generator": "benchmarks/make_corpus.py",
         "corpus_version": 2,
         "seed": seed,
         "python": platform.python_version(),

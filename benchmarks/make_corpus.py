@@ -1,8 +1,8 @@
 """Build the labelled near-duplicate benchmark corpus from Debian documentation.
 
-    python benchmarks/corpus.py --out benchmarks/data          # generate (a few minutes)
-    python benchmarks/corpus.py --out benchmarks/data --check  # statistics + 2019 baseline
-    python benchmarks/corpus.py --sample examples/data/news_sample.jsonl
+    python benchmarks/make_corpus.py --out benchmarks/data          # generate (a few minutes)
+    python benchmarks/make_corpus.py --out benchmarks/data --check  # statistics + 2019 baseline
+    python benchmarks/make_corpus.py --sample examples/data/news_sample.jsonl
 
 Writes corpus v2: ``{zh,en}-{tune,heldout}.jsonl``, ``zh-t2s.jsonl`` (needs
 OpenCC) and ``manifest.json``. Each line is
@@ -19,14 +19,11 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-# This file and the package next to it share a name; the directory wins on
-# import, so ``corpus`` below is benchmarks/corpus/, whatever the cwd.
-sys.path.insert(0, str(HERE))
+from corpus.build import FILES, generate, write_sample
+from corpus.check import report
+from corpus.debs import FetchError, log
 
-from corpus.build import FILES, generate, write_sample  # noqa: E402
-from corpus.check import report  # noqa: E402
-from corpus.debs import FetchError, log  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
         if (args.out / "zh-t2s.jsonl").exists():
             paths.append(args.out / "zh-t2s.jsonl")
         if missing:
-            print(f"missing {', '.join(missing)}: run python benchmarks/corpus.py --out {args.out}", file=sys.stderr)
+            command = f"python benchmarks/make_corpus.py --out {args.out}"
+            print(f"missing {', '.join(missing)}: run {command}", file=sys.stderr)
             return 2
         print(report(paths))
         return 0
