@@ -23,6 +23,8 @@ fi
 ruff check .
 ruff format --check .
 mypy
+# The documentation site: every warning is an error; nothing is fetched (no Google Fonts, no inventories).
+NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict --quiet
 # The suite with the C accelerator (a failed build is an error here, not a
 # silent fallback), then the decision and cleaning tests again in pure Python.
 NSHASH_REQUIRE_SPEEDUPS=1 python3 -m pytest -q "$@"
