@@ -11,7 +11,7 @@
 #define NSHASH_MARKUP_H
 #include "_tables.h"
 
-enum { NO_MATCH = -1, FALLBACK = -2 };
+enum { NO_MATCH = -1, FALLBACK = -2, UNESCAPE = 1 };
 #define TAG_ATTRS 500 /* [^<>]{0,500} in _BLOCK_TAG_RE and _TAG_RE */
 
 static inline int is_ascii_alnum(Py_UCS4 c) { return c < 128 && (Py_ISALNUM((int)c)); }
@@ -178,7 +178,12 @@ static int needs_unescape(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
     return (c == 'x' || c == 'X') && i + 3 < n && s[i + 3] < 128 && Py_ISXDIGIT((int)s[i + 3]);
 }
 
-/* strip_html: 0, or FALLBACK for what html.unescape or re.IGNORECASE would do that the C does not. */
+/*
+ * strip_html: 0; UNESCAPE when html.unescape must still run on the result
+ * (the caller calls it: the standard's 2,000 entities and its rules for
+ * malformed ones are not worth a second implementation on the rare pages
+ * that need them); FALLBACK for what re.IGNORECASE would do that the C does not.
+ */
 static int strip_html(Py_UCS4 *s, Py_ssize_t *len) {
     if (has_char(s, *len, '<')) {
         if (strip_hidden(s, len) || strip_tags(s, len, 1) || strip_tags(s, len, 0)) return FALLBACK;
@@ -196,7 +201,7 @@ static int strip_html(Py_UCS4 *s, Py_ssize_t *len) {
     }
     *len = n = w;
     for (r = 0; r < n; r++)
-        if (s[r] == '&' && needs_unescape(s, n, r)) return FALLBACK;
+        if (s[r] == '&' && needs_unescape(s, n, r)) return UNESCAPE;
     return 0;
 }
 #endif

@@ -9,8 +9,8 @@
  *       nshash.fingerprint.Fingerprinter.features_python's result for
  *       hashfunc 'farmhash' (split: 0 'default', 1 'design', 2 'original';
  *       k = n + extra), in one call.  None when the document needs what the
- *       C does not reproduce (html.unescape, a few re.IGNORECASE cases):
- *       Python computes it then.
+ *       C does not reproduce (a few re.IGNORECASE cases): Python computes it
+ *       then.  Rare entities go through html.unescape, called from the C.
  *   tables() -> dict: the tables the C holds, for the test against nshash.text.
  *
  * The Python functions are the specification; tests compare the two.  The
@@ -27,7 +27,8 @@
 #include "_markup.h"
 #include "_sentences.h"
 
-static uint64_t prime_out; /* PRIME ** (GRAM - 1) mod 2**64 */
+static uint64_t prime_out;
+static PyObject *html_unescape; /* html.unescape, what text.strip_html calls on rare entities */ /* PRIME ** (GRAM - 1) mod 2**64 */
 
 static inline uint64_t mix64(uint64_t v) {
     v ^= v >> 33;
@@ -134,13 +135,41 @@ static PyObject *list_of_sizes(const Py_ssize_t *values, Py_ssize_t n) {
     return list;
 }
 
+/* s[0:*len] = html.unescape(s[0:*len]), growing the buffer of *capacity code points if need be. */
+static int unescape(Py_UCS4 **s, Py_ssize_t *len, Py_ssize_t *capacity) {
+    PyObject *text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, *s, *len);
+    PyObject *out = text == NULL ? NULL : PyObject_CallOneArg(html_unescape, text);
+    Py_XDECREF(text);
+    if (out == NULL) return -1;
+    if (!PyUnicode_Check(out)) {
+        Py_DECREF(out);
+        PyErr_SetString(PyExc_TypeError, "html.unescape did not return a str");
+        return -1;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(out);
+    if (n + 1 > *capacity) {
+        Py_UCS4 *grown = PyMem_RawRealloc(*s, (size_t)(n + 1) * sizeof(Py_UCS4));
+        if (grown == NULL) {
+            Py_DECREF(out);
+            PyErr_NoMemory();
+            return -1;
+        }
+        *s = grown;
+        *capacity = n + 1;
+    }
+    Py_UCS4 *done = PyUnicode_AsUCS4(out, *s, *capacity, 0);
+    Py_DECREF(out);
+    *len = n;
+    return done == NULL ? -1 : 0;
+}
+
 /* Fingerprinter.features: clean, line keys, split, rank and key, whole-text key and sketch. */
 static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
     PyObject *text = args[0], *result = NULL, *lkeys = NULL, *lgrams = NULL;
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    Py_UCS4 *s = PyMem_RawMalloc((size_t)(n + 1) * sizeof(Py_UCS4));
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), capacity = n + 1;
+    Py_UCS4 *s = PyMem_RawMalloc((size_t)capacity * sizeof(Py_UCS4));
     scratch buf = {NULL, 0};
     pieces list = {NULL, 0, 0};
     if (s == NULL) return PyErr_NoMemory();
@@ -153,6 +182,7 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
             result = Py_None;
             goto done;
         }
+        if (found == UNESCAPE && unescape(&s, &n, &capacity) < 0) goto done;
     }
     if (o.chrome && drop_chrome(s, &n) < 0) goto done;
     if (o.fold)
@@ -214,6 +244,11 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     prime_out = 1;
     for (int i = 0; i < GRAM - 1; i++) prime_out *= PRIME;
     if (init_tables() < 0) return PyErr_NoMemory();
+    PyObject *html = PyImport_ImportModule("html");
+    if (html == NULL) return NULL;
+    html_unescape = PyObject_GetAttrString(html, "unescape");
+    Py_DECREF(html);
+    if (html_unescape == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     PyObject *hash = PyCFunction_NewEx(&hash_method, NULL, PyModule_GetNameObject(m));
