@@ -1,42 +1,186 @@
 """Builds the optional C accelerator; everything else is in pyproject.toml.
 
-The C code takes its constants from the Python specification: this script
-reads them from ``nshash/sketch.py`` and writes ``nshash/_speedups_constants.h``.
+The C code takes its constants and tables from the Python specification: this
+script reads them from ``nshash/sketch.py``, ``nshash/text.py``,
+``nshash/fingerprint.py`` and ``nshash/data/t2s.txt`` (by parsing, not
+importing: the build has none of nshash's dependencies) and writes
+``nshash/_speedups_constants.h`` and ``nshash/_speedups_tables.h``.
+``tests/test_speedups*.py`` compare what the C holds with the Python values.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import re
 from pathlib import Path
+from typing import Any
 
 from setuptools import Extension, setup
 
 HERE = Path(__file__).resolve().parent
+PACKAGE = HERE / "nshash"
 CONSTANTS = {"GRAM": "GRAM", "SLOTS": "SLOTS", "_SLOT_SHIFT": "SLOT_SHIFT", "_PRIME": "PRIME"}
+CHROME = ("CHROME_MIN_LINES", "CHROME_SHORT", "CHROME_SEGMENTS", "CHROME_RUN", "WRAP_MIN", "CHROME_KEEP")
+
+
+def module_values(name: str) -> dict[str, Any]:
+    """The module-level literals of ``nshash/<name>.py``, tuples built with ``*other`` included."""
+    values: dict[str, Any] = {}
+    for node in ast.parse((PACKAGE / f"{name}.py").read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            target, value = node.target.id, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            target, value = node.targets[0].id, node.value
+        else:
+            continue
+        # re.compile("..."), frozenset("..."): the literal argument is the value.
+        if isinstance(value, ast.Call) and len(value.args) == 1 and isinstance(value.args[0], ast.Constant):
+            value = value.args[0]
+        if isinstance(value, ast.Tuple) and any(isinstance(item, ast.Starred) for item in value.elts):
+            items: list[Any] = []
+            for item in value.elts:
+                if isinstance(item, ast.Starred) and isinstance(item.value, ast.Name):
+                    items.extend(values[item.value.id])
+                else:
+                    items.append(ast.literal_eval(item))
+            values[target] = tuple(items)
+            continue
+        with contextlib.suppress(ValueError):  # not a literal: the C does not need it
+            values[target] = ast.literal_eval(value)
+    return values
 
 
 def write_constants() -> None:
-    tree = ast.parse((HERE / "nshash" / "sketch.py").read_text(encoding="utf-8"))
-    values = {}
-    for node in tree.body:
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id in CONSTANTS:
-            values[CONSTANTS[node.target.id]] = ast.literal_eval(node.value)
+    values = module_values("sketch")
     lines = ["/* Written by setup.py from nshash/sketch.py: do not edit. */"]
-    lines += [
-        f"#define {name} {value}ULL" if name == "PRIME" else f"#define {name} {value}" for name, value in values.items()
-    ]
-    (HERE / "nshash" / "_speedups_constants.h").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for name, macro in CONSTANTS.items():
+        lines.append(f"#define {macro} {values[name]}{'ULL' if macro == 'PRIME' else ''}")
+    (PACKAGE / "_speedups_constants.h").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def c_codes(name: str, chars: Any) -> str:
+    codes = ", ".join(f"0x{ord(char):X}" for char in chars) or "0"
+    return f"static const Py_UCS4 {name}[] = {{{codes}}};\nenum {{ N_{name.upper()} = {len(chars)} }};"
+
+
+def c_bytes(name: str, text: str) -> str:
+    data = text.encode("utf-8")
+    escaped = "".join(f"\\x{byte:02x}" for byte in data)
+    return f'static const char {name}[] = "{escaped}";\nenum {{ {name.upper()}_LEN = {len(data)} }};'
+
+
+def c_names(name: str, words: Any) -> str:
+    assert all(word.isascii() and word.isalnum() and word == word.lower() for word in words), words
+    quoted = ", ".join(f'"{word}"' for word in words)
+    return f"static const char *const {name}[] = {{{quoted}}};\nenum {{ N_{name.upper()} = {len(words)} }};"
+
+
+def separator_classes(pattern: str) -> tuple[str, str]:
+    """The two classes of ``text._SEPARATOR_RE`` (``\\s[A]\\s|[B]``), the one shape the C implements."""
+    shape = re.fullmatch(r"\\s\[((?:[^\]\\]|\\.)*)\]\\s\|\[([^\]\\]*)\]", pattern)
+    if shape is None:
+        raise SystemExit(f"text._SEPARATOR_RE changed shape ({pattern!r}): update setup.py and nshash/_chrome.h")
+    spaced = re.sub(r"\\(.)", r"\1", shape.group(1))
+    if "-" in spaced[:-1]:
+        raise SystemExit("a '-' inside _SEPARATOR_RE's first class is a range: update setup.py")
+    return spaced, shape.group(2)
+
+
+def block_tags(alternatives: str) -> list[str]:
+    """``p|br|h[1-6]|...`` written out as names."""
+    names: list[str] = []
+    for item in alternatives.split("|"):
+        ranged = re.fullmatch(r"([a-z0-9]+)\[(.)-(.)\]", item)
+        if ranged:
+            names += [ranged.group(1) + chr(c) for c in range(ord(ranged.group(2)), ord(ranged.group(3)) + 1)]
+        else:
+            names.append(item)
+    return names
+
+
+def delimiter_tables(name: str, delims: Any) -> list[str]:
+    """One-character delimiters as a set; two-character ones (``'. '``) matched in the same pass.
+
+    A single pass equals the specification's replacements in turn only when
+    no replacement can make or break another's match: checked here.
+    """
+    single = [d for d in delims if len(d) == 1]
+    double = [d for d in delims if len(d) == 2]
+    if len(single) + len(double) != len(delims) or "\n" in "".join(delims):
+        raise SystemExit(f"{name}: delimiters of 1 or 2 characters without newlines are what the C implements")
+    if any(char in single for pair in double for char in pair):
+        raise SystemExit(f"{name}: a two-character delimiter contains a one-character one")
+    return [c_codes(f"{name}_single", single), c_codes(f"{name}_pair", "".join(double))]
+
+
+def ignorecase_ascii() -> str:
+    """Non-ASCII characters that ``re.IGNORECASE`` matches to ASCII letters (the C falls back on them)."""
+    chars = "".join(chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF)
+    found = set(re.findall("(?i)[a-z0-9]", chars))
+    for letter in "abcdefghijklmnopqrstuvwxyz":
+        found |= set(re.findall(f"(?i){letter}", chars))
+    return "".join(sorted(found))
+
+
+def write_tables() -> None:
+    text = module_values("text")
+    marks = module_values("fingerprint")
+    out = ["/* Written by setup.py from nshash/text.py, fingerprint.py and data/t2s.txt: do not edit. */"]
+    out.append(c_codes("noise", text["NOISE"]))
+    # text._DELIMS maps split names to these tuples; the test checks the C holds the same ones.
+    for split in ("default", "design", "original"):
+        out += delimiter_tables(f"delims_{split}", text[f"_{split.upper()}_DELIMS"])
+    ranges = text["CJK_RANGES"]
+    pairs = ", ".join(f"{{0x{low:X}, 0x{high:X}}}" for low, high in ranges)
+    out.append(f"static const Py_UCS4 cjk_ranges[][2] = {{{pairs}}};\nenum {{ N_CJK_RANGES = {len(ranges)} }};")
+    out.append(c_names("hidden_tags", text["HIDDEN_TAGS"]))
+    out.append(c_names("block_tags", block_tags(text["_BLOCK_TAGS"])))
+    spaced, bare = separator_classes(text["_SEPARATOR_RE"])
+    out += [c_codes("sep_spaced", spaced), c_codes("sep_bare", bare)]
+    out.append(c_codes("sentence_ends", sorted(text["_SENTENCE_ENDS"])))
+    entities = text["_COMMON_ENTITIES"]
+    for entity, char in entities:
+        # One pass equals the replacements in turn when no replacement makes or breaks another entity.
+        if not entity.startswith("&") or "&" in entity[1:] or len(char) != 1 or any(char in e for e, _ in entities):
+            raise SystemExit(f"_COMMON_ENTITIES: {entity!r} -> {char!r} is not what nshash/_markup.h implements")
+    names = ", ".join(f'"{entity}"' for entity, _ in entities)
+    out.append(f"static const char *const entity_names[] = {{{names}}};")
+    out.append(c_codes("entity_chars", "".join(char for _, char in entities)))
+    for name in CHROME:
+        out.append(f"#define {name} {text[name]!r}")
+    for name, value in (("tail_mark", "_TAIL_MARK"), ("line_mark", "_LINE_MARK"), ("doc_prefix", "_WHOLE_TEXT_PREFIX")):
+        out.append(c_bytes(name, marks[value]))
+    out.append(f"#define NO_KEY {marks['NO_KEY']}ULL")
+    out.append(c_codes("ignorecase_ascii", ignorecase_ascii()))
+    t2s = (PACKAGE / "data" / "t2s.txt").read_text(encoding="utf-8").split()
+    rows = ",\n".join(f"{{0x{ord(pair[0]):X}, 0x{ord(pair[1]):X}}}" for pair in t2s)
+    out.append(f"static const Py_UCS4 t2s_pairs[][2] = {{\n{rows}}};\nenum {{ N_T2S_PAIRS = {len(t2s)} }};")
+    (PACKAGE / "_speedups_tables.h").write_text("\n".join(out) + "\n", encoding="utf-8")
 
 
 write_constants()
+write_tables()
 # optional=True: without a C compiler nshash installs anyway and uses the
-# pure-Python path, which gives identical sketches (tested).
+# pure-Python path, which gives identical features (tested).
 setup(
     ext_modules=[
         Extension(
             "nshash._speedups",
             ["nshash/_speedups.c"],
-            depends=["nshash/_speedups_constants.h", "nshash/sketch.py"],
+            depends=[
+                "nshash/_speedups_constants.h",
+                "nshash/_speedups_tables.h",
+                "nshash/_farmhash.h",
+                "nshash/_tables.h",
+                "nshash/_markup.h",
+                "nshash/_chrome.h",
+                "nshash/_sentences.h",
+                "nshash/sketch.py",
+                "nshash/text.py",
+                "nshash/fingerprint.py",
+                "nshash/data/t2s.txt",
+            ],
             optional=True,
         )
     ]

@@ -13,12 +13,19 @@ from types import ModuleType
 
 from nshash.errors import MissingDependencyError
 
+#: What this version of nshash calls in the compiled module.
+_NEEDED = ("sketch", "features")
+
 
 def _load() -> ModuleType | None:
     if os.environ.get("NSHASH_NO_SPEEDUPS") == "1":
         return None
     try:
         speedups = importlib.import_module("nshash._speedups")
+        # A build of another version (an older install found first) lacks what this one calls.
+        missing = [name for name in _NEEDED if not hasattr(speedups, name)]
+        if missing:
+            raise ImportError(f"nshash._speedups at {speedups.__file__} is stale: it has no {', '.join(missing)}")
     except ImportError as exc:
         if os.environ.get("NSHASH_REQUIRE_SPEEDUPS") == "1":
             raise MissingDependencyError(

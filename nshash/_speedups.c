@@ -1,13 +1,21 @@
 /*
- * nshash._speedups: the hot loop of nshash.sketch in C, optional.
+ * nshash._speedups: nshash's hot paths in C, optional.
  *
  *   sketch(text) -> (grams, slots)
  *       nshash.sketch.sketch_python's result as a tuple: the number of
- *       character 5-grams and one byte per slot.  The Python function is the
- *       specification; tests compare the two on every kind of string.
+ *       character 5-grams and one byte per slot.
+ *   features(text, split, normalize, chrome, fold, k, min_len, anchor, anchor_latin)
+ *       -> (keys, positions, doc_key, grams, slots, line_keys, line_grams) | None
+ *       nshash.fingerprint.Fingerprinter.features_python's result for
+ *       hashfunc 'farmhash' (split: 0 'default', 1 'design', 2 'original';
+ *       k = n + extra), in one call.  None when the document needs what the
+ *       C does not reproduce (a few re.IGNORECASE cases): Python computes it
+ *       then.  Rare entities go through html.unescape, called from the C.
+ *   tables() -> dict: the tables the C holds, for the test against nshash.text.
  *
- * The constants come from nshash/sketch.py through _speedups_constants.h,
- * which setup.py writes from the Python module (a test fails when they differ).
+ * The Python functions are the specification; tests compare the two.  The
+ * constants and tables come from the Python modules through
+ * _speedups_constants.h and _speedups_tables.h, which setup.py writes.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -15,8 +23,12 @@
 #include <string.h>
 
 #include "_speedups_constants.h"
+#include "_chrome.h"
+#include "_markup.h"
+#include "_sentences.h"
 
-static uint64_t prime_out; /* PRIME ** (GRAM - 1) mod 2**64 */
+static uint64_t prime_out;
+static PyObject *html_unescape; /* html.unescape, what text.strip_html calls on rare entities */ /* PRIME ** (GRAM - 1) mod 2**64 */
 
 static inline uint64_t mix64(uint64_t v) {
     v ^= v >> 33;
@@ -33,18 +45,10 @@ static inline void offer(uint64_t *mins, uint64_t poly) {
     if (low < mins[slot]) mins[slot] = low;
 }
 
-static PyObject *sketch(PyObject *self, PyObject *arg) {
-    if (!PyUnicode_Check(arg)) {
-        PyErr_SetString(PyExc_TypeError, "sketch() takes a str");
-        return NULL;
-    }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
-    int kind = PyUnicode_KIND(arg);
-    const void *data = PyUnicode_DATA(arg);
-    unsigned char out[SLOTS];
-    memset(out, 0, sizeof out);
-    if (n == 0) return Py_BuildValue("(ny#)", (Py_ssize_t)0, (const char *)out, (Py_ssize_t)SLOTS);
-
+/* sketch_python over n code points of a given kind; returns the gram count. */
+static Py_ssize_t sketch_of(int kind, const void *data, Py_ssize_t n, unsigned char *out) {
+    memset(out, 0, SLOTS);
+    if (n == 0) return 0;
     uint64_t mins[SLOTS];
     for (int i = 0; i < SLOTS; i++) mins[i] = UINT64_MAX;
     uint64_t poly = 0;
@@ -71,22 +75,185 @@ static PyObject *sketch(PyObject *self, PyObject *arg) {
             }
         }
     }
+    return grams;
+}
+
+static PyObject *sketch(PyObject *self, PyObject *arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "sketch() takes a str");
+        return NULL;
+    }
+    unsigned char out[SLOTS];
+    Py_ssize_t grams = sketch_of(PyUnicode_KIND(arg), PyUnicode_DATA(arg), PyUnicode_GET_LENGTH(arg), out);
     return Py_BuildValue("(ny#)", grams, (const char *)out, (Py_ssize_t)SLOTS);
+}
+
+typedef struct {
+    int split, normalize, chrome, fold, k, anchor, anchor_latin;
+    Py_ssize_t min_len;
+} options;
+
+/* The options as Fingerprinter passes them, checked: buffers are sized from k. */
+static int parse_options(PyObject *const *args, Py_ssize_t nargs, options *o) {
+    long v[8];
+    static const long low[8] = {0, 0, 0, 0, 1, 1, 0, 0}, high[8] = {2, 1, 1, 1, 128, 1000000, 100000, 100000};
+    if (nargs != 9 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "features(text, split, normalize, chrome, fold, k, min_len, anchor, anchor_latin) takes a str "
+                        "and 8 ints");
+        return -1;
+    }
+    for (int i = 0; i < 8; i++) {
+        v[i] = PyLong_AsLong(args[i + 1]);
+        if (v[i] == -1 && PyErr_Occurred()) return -1;
+        if (v[i] < low[i] || v[i] > high[i]) {
+            PyErr_Format(PyExc_ValueError, "features(): argument %d must be from %ld to %ld", i + 2, low[i], high[i]);
+            return -1;
+        }
+    }
+    *o = (options){(int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4], (int)v[6], (int)v[7], v[5]};
+    return 0;
+}
+
+static PyObject *list_of_keys(const uint64_t *keys, Py_ssize_t n) {
+    PyObject *list = PyList_New(n);
+    for (Py_ssize_t i = 0; list != NULL && i < n; i++) {
+        PyObject *key = PyLong_FromUnsignedLongLong(keys[i]);
+        if (key == NULL) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, i, key);
+    }
+    return list;
+}
+
+static PyObject *list_of_sizes(const Py_ssize_t *values, Py_ssize_t n) {
+    PyObject *list = PyList_New(n);
+    for (Py_ssize_t i = 0; list != NULL && i < n; i++) {
+        PyObject *value = PyLong_FromSsize_t(values[i]);
+        if (value == NULL) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, i, value);
+    }
+    return list;
+}
+
+/* s[0:*len] = html.unescape(s[0:*len]), growing the buffer of *capacity code points if need be. */
+static int unescape(Py_UCS4 **s, Py_ssize_t *len, Py_ssize_t *capacity) {
+    PyObject *text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, *s, *len);
+    PyObject *out = text == NULL ? NULL : PyObject_CallOneArg(html_unescape, text);
+    Py_XDECREF(text);
+    if (out == NULL) return -1;
+    if (!PyUnicode_Check(out)) {
+        Py_DECREF(out);
+        PyErr_SetString(PyExc_TypeError, "html.unescape did not return a str");
+        return -1;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(out);
+    if (n + 1 > *capacity) {
+        Py_UCS4 *grown = PyMem_RawRealloc(*s, (size_t)(n + 1) * sizeof(Py_UCS4));
+        if (grown == NULL) {
+            Py_DECREF(out);
+            PyErr_NoMemory();
+            return -1;
+        }
+        *s = grown;
+        *capacity = n + 1;
+    }
+    Py_UCS4 *done = PyUnicode_AsUCS4(out, *s, *capacity, 0);
+    Py_DECREF(out);
+    *len = n;
+    return done == NULL ? -1 : 0;
+}
+
+/* Fingerprinter.features: clean, line keys, split, rank and key, whole-text key and sketch. */
+static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    options o;
+    if (parse_options(args, nargs, &o) < 0) return NULL;
+    PyObject *text = args[0], *result = NULL, *lkeys = NULL, *lgrams = NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), capacity = n + 1;
+    Py_UCS4 *s = PyMem_RawMalloc((size_t)capacity * sizeof(Py_UCS4));
+    scratch buf = {NULL, 0};
+    pieces list = {NULL, 0, 0};
+    if (s == NULL) return PyErr_NoMemory();
+    if (PyUnicode_AsUCS4(text, s, n + 1, 0) == NULL) goto done;
+    /* Fingerprinter.clean */
+    if (o.normalize) {
+        int found = strip_html(s, &n);
+        if (found == FALLBACK) {
+            Py_INCREF(Py_None);
+            result = Py_None;
+            goto done;
+        }
+        if (found == UNESCAPE && unescape(&s, &n, &capacity) < 0) goto done;
+    }
+    if (o.chrome && drop_chrome(s, &n) < 0) goto done;
+    if (o.fold)
+        for (Py_ssize_t i = 0; i < n; i++) s[i] = fold_char(s[i]);
+    lkeys = PyList_New(0);
+    lgrams = PyList_New(0);
+    if (lkeys == NULL || lgrams == NULL || line_keys(s, n, &buf, lkeys, lgrams) < 0) goto done;
+    /* The clean text becomes the whole normalised text; the lines were keyed first. */
+    if (split_pieces(s, &n, o.split, o.normalize, o.min_len, &list) < 0) goto done;
+    unsigned char slots[SLOTS];
+    if (n == 0) {
+        memset(slots, 0, SLOTS);
+        result = Py_BuildValue("([][]Oiy#[][])", Py_None, 0, (const char *)slots, (Py_ssize_t)SLOTS);
+        goto done;
+    }
+    uint64_t keys[256];
+    Py_ssize_t positions[128];
+    int count = rank_and_key(s, &list, o.k, o.anchor, o.anchor_latin, &buf, keys, positions);
+    if (count < 0) goto done;
+    count = drop_template_keys(keys, positions, count);
+    int failed = 0;
+    uint64_t doc_key = hash_text(&buf, doc_prefix, DOC_PREFIX_LEN, s, n, &failed);
+    if (failed) goto done;
+    Py_ssize_t grams = sketch_of(PyUnicode_4BYTE_KIND, s, n, slots);
+    result = Py_BuildValue("(NNKny#OO)", list_of_keys(keys, 2 * count), list_of_sizes(positions, count),
+                           (unsigned long long)doc_key, grams, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams);
+done:
+    Py_XDECREF(lkeys);
+    Py_XDECREF(lgrams);
+    PyMem_RawFree(s);
+    PyMem_RawFree(buf.data);
+    PyMem_RawFree(list.items);
+    return result;
 }
 
 static PyMethodDef methods[] = {
     {"sketch", sketch, METH_O, "sketch(text) -> (grams, slots): nshash.sketch.sketch_python in C."},
+    {"features", (PyCFunction)(void (*)(void))features, METH_FASTCALL,
+     "features(text, split, normalize, chrome, fold, k, min_len, anchor, anchor_latin) -> tuple | None: "
+     "Fingerprinter.features_python in C for hashfunc 'farmhash' (None: Python computes this document)."},
+    {"tables", tables, METH_NOARGS, "tables() -> dict: the tables the C took from nshash.text and nshash.fingerprint."},
     {NULL, NULL, 0, NULL},
 };
+
+static PyObject *fingerprint64_py(PyObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    uint64_t value = fingerprint64(view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    return PyLong_FromUnsignedLongLong(value);
+}
+
+static PyMethodDef hash_method = {"fingerprint64", fingerprint64_py, METH_O,
+                                  "fingerprint64(bytes) -> int: FarmHash Fingerprint64, as the keys use it."};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "nshash._speedups", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit__speedups(void) {
     prime_out = 1;
     for (int i = 0; i < GRAM - 1; i++) prime_out *= PRIME;
+    if (init_tables() < 0) return PyErr_NoMemory();
+    PyObject *html = PyImport_ImportModule("html");
+    if (html == NULL) return NULL;
+    html_unescape = PyObject_GetAttrString(html, "unescape");
+    Py_DECREF(html);
+    if (html_unescape == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
-    if (PyModule_AddIntConstant(m, "SLOTS", SLOTS) < 0 || PyModule_AddIntConstant(m, "GRAM", GRAM) < 0 ||
+    PyObject *hash = PyCFunction_NewEx(&hash_method, NULL, PyModule_GetNameObject(m));
+    if (hash == NULL || PyModule_AddObject(m, "fingerprint64", hash) < 0 ||
+        PyModule_AddIntConstant(m, "SLOTS", SLOTS) < 0 || PyModule_AddIntConstant(m, "GRAM", GRAM) < 0 ||
         PyModule_AddIntConstant(m, "SLOT_SHIFT", SLOT_SHIFT) < 0 ||
         PyModule_AddObject(m, "PRIME", PyLong_FromUnsignedLongLong(PRIME)) < 0) {
         Py_DECREF(m);

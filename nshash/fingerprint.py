@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from nshash._accel import speedups
 from nshash.hashing import HashFunc, farmhash64
 from nshash.options import Options
 from nshash.sketch import GRAM, Sketch, sketch
 from nshash.text import (
     _CJK_RE,
     _LINE_RE,
+    SPLITS,
     ascii_lower,
     drop_chrome,
     fold_traditional,
@@ -64,6 +66,14 @@ class Fingerprinter:
     def __init__(self, options: Options, hashfunc: HashFunc = farmhash64) -> None:
         self.options = options
         self._hash = hashfunc
+        # The arguments of the C accelerator's features(), which hashes with
+        # FarmHash only: other hash functions always run the specification.
+        self._c_args = None
+        if hashfunc is farmhash64:
+            self._c_args = (
+                *(SPLITS.index(options.split), options.normalize, options.chrome, options.fold),
+                *(options.n + options.extra, options.min_len, options.anchor, options.anchor_latin),
+            )
 
     def clean(self, text: str) -> str:
         """The page's text as it is split: markup, chrome and wrapping removed, folded."""
@@ -102,7 +112,21 @@ class Fingerprinter:
         return chosen, positions
 
     def features(self, text: str) -> Features:
-        """The keys, positions, whole-text key, sketch and edge lines of a (decoded) document."""
+        """The keys, positions, whole-text key, sketch and edge lines of a (decoded) document.
+
+        Computed by the C accelerator when it is there (:mod:`nshash._accel`)
+        and the document is one it reproduces exactly, else by
+        :meth:`features_python`, the specification.
+        """
+        if speedups is not None and self._c_args is not None:
+            found = speedups.features(text, *self._c_args)
+            if found is not None:
+                keys, positions, doc_key, grams, slots, line_keys, line_grams = found
+                return Features(keys, positions, doc_key, Sketch(grams, slots), line_keys, line_grams)
+        return self.features_python(text)
+
+    def features_python(self, text: str) -> Features:
+        """:meth:`features` in pure Python: the specification the C version is tested against."""
         clean = self.clean(text)
         pieces = split_sentences(clean, self.options.split, self.options.normalize, markup=False, keep_empty=False)
         whole = "".join(pieces)

@@ -1,0 +1,207 @@
+/*
+ * nshash/_markup.h: nshash.text.strip_html in C, in place on a code point
+ * buffer.  Each function follows one regular expression of nshash/text.py
+ * (named above it) the way Python's re module runs it: the same leftmost
+ * matches, the same Unicode \s (Py_UNICODE_ISSPACE, what re uses).  Where the
+ * C cannot be sure to match re (a character re.IGNORECASE maps to an ASCII
+ * letter inside a tag name; an entity that needs html.unescape) it answers
+ * FALLBACK and Python computes the document.  Included by _speedups.c only.
+ */
+#ifndef NSHASH_MARKUP_H
+#define NSHASH_MARKUP_H
+#include "_tables.h"
+
+enum { NO_MATCH = -1, FALLBACK = -2, UNESCAPE = 1 };
+#define TAG_ATTRS 500 /* [^<>]{0,500} in _BLOCK_TAG_RE and _TAG_RE */
+
+static inline int is_ascii_alnum(Py_UCS4 c) { return c < 128 && (Py_ISALNUM((int)c)); }
+
+static Py_ssize_t skip_space(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
+    while (i < n && Py_UNICODE_ISSPACE(s[i])) i++;
+    return i;
+}
+
+/*
+ * The tag name at s[i..]: the run of ASCII letters and digits.  Under
+ * re.IGNORECASE a few non-ASCII characters (ſ, K, ı, İ) match ASCII letters,
+ * in the name or in its (?![a-zA-Z0-9]): FALLBACK when one follows the run.
+ */
+static Py_ssize_t name_end(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
+    while (i < n && is_ascii_alnum(s[i])) i++;
+    if (i < n && s[i] >= 128 && (char_class(s[i]) & C_IGNORECASE)) return FALLBACK;
+    return i;
+}
+
+/* Index of the name s[start:end] (compared ignoring ASCII case) in names, or -1. */
+static int find_name(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end, const char *const *names, int count) {
+    for (int k = 0; k < count; k++) {
+        const char *name = names[k];
+        Py_ssize_t j = 0;
+        while (start + j < end && name[j] != '\0' && ascii_lower(s[start + j]) == (Py_UCS4)name[j]) j++;
+        if (start + j == end && name[j] == '\0') return k;
+    }
+    return -1;
+}
+
+// `<\s*/\s*\1\s*>` at s[i] (\1 compared as re does under IGNORECASE): its end, NO_MATCH or FALLBACK.
+static Py_ssize_t closing_tag(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i, const Py_UCS4 *name, Py_ssize_t len) {
+    i = skip_space(s, n, i + 1);
+    if (i >= n || s[i] != '/') return NO_MATCH;
+    i = skip_space(s, n, i + 1);
+    for (Py_ssize_t j = 0; j < len; j++, i++) {
+        if (i >= n) return NO_MATCH;
+        if (s[i] >= 128 && (char_class(s[i]) & C_IGNORECASE)) return FALLBACK;
+        if (ascii_lower(s[i]) != ascii_lower(name[j])) return NO_MATCH;
+    }
+    i = skip_space(s, n, i);
+    return i < n && s[i] == '>' ? i + 1 : NO_MATCH;
+}
+
+typedef struct {
+    Py_ssize_t n, dollar; /* length; where `$` first matches (before a final newline) */
+    Py_ssize_t gt;        /* the next '>' at or after gt_from (-1: none) */
+    Py_ssize_t gt_from;
+} hidden_scan;
+
+/* The first '>' at or after i; remembered, so that many '<script' without one stay linear. */
+static Py_ssize_t next_gt(const Py_UCS4 *s, hidden_scan *h, Py_ssize_t i) {
+    if (h->gt_from >= 0 && i >= h->gt_from && (h->gt < 0 || i <= h->gt)) return h->gt;
+    h->gt_from = i;
+    for (; i < h->n; i++)
+        if (s[i] == '>') return h->gt = i;
+    return h->gt = -1;
+}
+
+// _HIDDEN_RE at s[p] == '<':
+//   <!--.*?(?:-->|$) | <\s*(HIDDEN_TAGS)(?![a-zA-Z0-9])[^>]*>.*?(?:<\s*/\s*\1\s*>|$)
+// (IGNORECASE, DOTALL; `$` matches at the end and before a final newline).
+static Py_ssize_t hidden_match(const Py_UCS4 *s, hidden_scan *h, Py_ssize_t p) {
+    Py_ssize_t n = h->n;
+    if (p + 3 < n && s[p + 1] == '!' && s[p + 2] == '-' && s[p + 3] == '-') {
+        for (Py_ssize_t q = p + 4; q + 2 < n; q++)
+            if (s[q] == '-' && s[q + 1] == '-' && s[q + 2] == '>') return q + 3;
+        return h->dollar;
+    }
+    Py_ssize_t start = skip_space(s, n, p + 1), end = name_end(s, n, start);
+    if (end == FALLBACK) return FALLBACK;
+    if (find_name(s, start, end, hidden_tags, N_HIDDEN_TAGS) < 0) return NO_MATCH;
+    Py_ssize_t gt = next_gt(s, h, end);
+    if (gt < 0) return NO_MATCH;
+    for (Py_ssize_t q = gt + 1; q < n; q++) {
+        if (s[q] != '<') continue;
+        Py_ssize_t close = closing_tag(s, n, q, s + start, end - start);
+        if (close != NO_MATCH) return close;
+    }
+    return h->dollar; /* an unclosed element runs to the end */
+}
+
+/* _HIDDEN_RE.sub("\n", ...) in place. */
+static int strip_hidden(Py_UCS4 *s, Py_ssize_t *len) {
+    hidden_scan h = {*len, *len, -1, -1};
+    if (h.n > 0 && s[h.n - 1] == '\n') h.dollar = h.n - 1;
+    Py_ssize_t r = 0, w = 0;
+    while (r < h.n) {
+        if (s[r] == '<') {
+            Py_ssize_t end = hidden_match(s, &h, r);
+            if (end == FALLBACK) return FALLBACK;
+            if (end >= 0) {
+                s[w++] = '\n';
+                r = end;
+                continue;
+            }
+        }
+        s[w++] = s[r++];
+    }
+    *len = w;
+    return 0;
+}
+
+/* `[^<>]{0,500}>` from i: the end after the '>', or NO_MATCH. */
+static Py_ssize_t tag_rest(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
+    for (Py_ssize_t j = 0; j <= TAG_ATTRS && i + j < n; j++) {
+        if (s[i + j] == '>') return i + j + 1;
+        if (s[i + j] == '<') return NO_MATCH;
+    }
+    return NO_MATCH;
+}
+
+// _BLOCK_TAG_RE (block=1, IGNORECASE): <\s*/?\s*(?:BLOCK_TAGS)(?![a-zA-Z0-9])[^<>]{0,500}>
+// _TAG_RE (block=0): <\s*/?\s*[a-zA-Z][^<>]{0,500}>
+static Py_ssize_t tag_match(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t p, int block) {
+    Py_ssize_t i = skip_space(s, n, p + 1);
+    if (i < n && s[i] == '/') i = skip_space(s, n, i + 1);
+    if (!block) return i < n && s[i] < 128 && Py_ISALPHA((int)s[i]) ? tag_rest(s, n, i + 1) : NO_MATCH;
+    Py_ssize_t end = name_end(s, n, i);
+    if (end == FALLBACK) return FALLBACK;
+    if (find_name(s, i, end, block_tags, N_BLOCK_TAGS) < 0) return NO_MATCH;
+    return tag_rest(s, n, end);
+}
+
+/* _BLOCK_TAG_RE.sub("\n", ...) or _TAG_RE.sub("", ...) in place. */
+static int strip_tags(Py_UCS4 *s, Py_ssize_t *len, int block) {
+    Py_ssize_t n = *len, r = 0, w = 0;
+    while (r < n) {
+        if (s[r] == '<') {
+            Py_ssize_t end = tag_match(s, n, r, block);
+            if (end == FALLBACK) return FALLBACK;
+            if (end >= 0) {
+                if (block) s[w++] = '\n';
+                r = end;
+                continue;
+            }
+        }
+        s[w++] = s[r++];
+    }
+    *len = w;
+    return 0;
+}
+
+/* Which of text._COMMON_ENTITIES starts at s[i] (-1: none). */
+static int common_entity(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
+    for (int k = 0; k < N_ENTITY_CHARS; k++) {
+        const char *name = entity_names[k];
+        Py_ssize_t j = 0;
+        while (name[j] != '\0' && i + j < n && s[i + j] == (Py_UCS4)(unsigned char)name[j]) j++;
+        if (name[j] == '\0') return k;
+    }
+    return -1;
+}
+
+/* Whether _ENTITY_RE (&#[0-9]+ | &#[xX][0-9a-fA-F]+ | &[a-zA-Z]...) matches at s[i] == '&'. */
+static int needs_unescape(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
+    if (i + 1 >= n) return 0;
+    Py_UCS4 c = s[i + 1];
+    if (c < 128 && Py_ISALPHA((int)c)) return 1;
+    if (c != '#' || i + 2 >= n) return 0;
+    c = s[i + 2];
+    if (c >= '0' && c <= '9') return 1;
+    return (c == 'x' || c == 'X') && i + 3 < n && s[i + 3] < 128 && Py_ISXDIGIT((int)s[i + 3]);
+}
+
+/*
+ * strip_html: 0; UNESCAPE when html.unescape must still run on the result
+ * (the caller calls it: the standard's 2,000 entities and its rules for
+ * malformed ones are not worth a second implementation on the rare pages
+ * that need them); FALLBACK for what re.IGNORECASE would do that the C does not.
+ */
+static int strip_html(Py_UCS4 *s, Py_ssize_t *len) {
+    if (has_char(s, *len, '<')) {
+        if (strip_hidden(s, len) || strip_tags(s, len, 1) || strip_tags(s, len, 0)) return FALLBACK;
+    }
+    Py_ssize_t n = *len, r = 0, w = 0;
+    if (!has_char(s, n, '&')) return 0;
+    while (r < n) {
+        int k = s[r] == '&' ? common_entity(s, n, r) : -1;
+        if (k >= 0) {
+            s[w++] = entity_chars[k];
+            r += (Py_ssize_t)strlen(entity_names[k]);
+        } else {
+            s[w++] = s[r++];
+        }
+    }
+    *len = n = w;
+    for (r = 0; r < n; r++)
+        if (s[r] == '&' && needs_unescape(s, n, r)) return UNESCAPE;
+    return 0;
+}
+#endif

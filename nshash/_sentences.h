@@ -1,0 +1,243 @@
+/*
+ * nshash/_sentences.h: the sentence part of Fingerprinter.features in C:
+ * text.split_sentences (keep_empty=False), Fingerprinter._ranked, _keys,
+ * _lines and fingerprint._drop_template_keys.  Keys are FarmHash
+ * Fingerprint64 of the UTF-8 bytes, lone surrogates encoded as
+ * hashing.farmhash64 does ("surrogatepass").  Included by _speedups.c only.
+ */
+#ifndef NSHASH_SENTENCES_H
+#define NSHASH_SENTENCES_H
+#include <stdlib.h>
+
+#include "_farmhash.h"
+#include "_tables.h"
+
+/* A growable byte buffer for the UTF-8 form of what is hashed. */
+typedef struct {
+    unsigned char *data;
+    size_t capacity;
+} scratch;
+
+static unsigned char *reserve(scratch *buf, size_t size) {
+    if (size > buf->capacity) {
+        unsigned char *grown = PyMem_RawRealloc(buf->data, size);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        buf->data = grown;
+        buf->capacity = size;
+    }
+    return buf->data;
+}
+
+static inline unsigned char *put_utf8(unsigned char *o, Py_UCS4 c) {
+    if (c < 0x80) {
+        *o++ = (unsigned char)c;
+    } else if (c < 0x800) {
+        *o++ = (unsigned char)(0xC0 | (c >> 6));
+        *o++ = (unsigned char)(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) { /* surrogates too: 'surrogatepass' */
+        *o++ = (unsigned char)(0xE0 | (c >> 12));
+        *o++ = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+        *o++ = (unsigned char)(0x80 | (c & 0x3F));
+    } else {
+        *o++ = (unsigned char)(0xF0 | (c >> 18));
+        *o++ = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+        *o++ = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+        *o++ = (unsigned char)(0x80 | (c & 0x3F));
+    }
+    return o;
+}
+
+/* farmhash64(prefix + s[0:n]); 0 with MemoryError set when out of memory (*failed = 1). */
+static uint64_t hash_text(scratch *buf, const char *prefix, size_t prefix_len, const Py_UCS4 *s, Py_ssize_t n,
+                          int *failed) {
+    unsigned char *o = reserve(buf, prefix_len + 4 * (size_t)n);
+    if (o == NULL) {
+        *failed = 1;
+        return 0;
+    }
+    memcpy(o, prefix, prefix_len);
+    unsigned char *end = o + prefix_len;
+    for (Py_ssize_t i = 0; i < n; i++) end = put_utf8(end, s[i]);
+    return fingerprint64(o, (size_t)(end - o));
+}
+
+typedef struct {
+    Py_ssize_t start, len, index; /* in the whole text; index among the non-empty pieces */
+} piece;
+
+typedef struct {
+    piece *items;
+    Py_ssize_t count, capacity;
+} pieces;
+
+static int add_piece(pieces *list, Py_ssize_t start, Py_ssize_t len, Py_ssize_t index) {
+    if (list->count == list->capacity) {
+        Py_ssize_t capacity = list->capacity ? 2 * list->capacity : 64;
+        piece *grown = PyMem_RawRealloc(list->items, (size_t)capacity * sizeof(piece));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        list->items = grown;
+        list->capacity = capacity;
+    }
+    list->items[list->count++] = (piece){start, len, index};
+    return 0;
+}
+
+static inline Py_ssize_t pair_delimiter(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i, const Py_UCS4 *pairs, int count) {
+    for (int k = 0; k + 1 < count; k += 2)
+        if (s[i] == pairs[k] && i + 1 < n && s[i + 1] == pairs[k + 1]) return 1;
+    return 0;
+}
+
+/*
+ * split_sentences(clean, split, normalize, markup=False, keep_empty=False),
+ * in place: s becomes the pieces joined (the whole text, ASCII lower-cased
+ * when normalize), and the pieces of at least min_len characters are listed.
+ * The specification's replacements run one after another; one pass equals
+ * them because no replacement makes or breaks another's match (setup.py
+ * checks the delimiters for that).
+ */
+static int split_pieces(Py_UCS4 *s, Py_ssize_t *len, int split, int normalize, Py_ssize_t min_len, pieces *out) {
+    static const Py_UCS4 *const pairs[] = {delims_default_pair, delims_design_pair, delims_original_pair};
+    static const int pair_counts[] = {N_DELIMS_DEFAULT_PAIR, N_DELIMS_DESIGN_PAIR, N_DELIMS_ORIGINAL_PAIR};
+    unsigned delim = (unsigned)C_DELIM << split;
+    int cjk_dot = split == 0; /* _CJK_DOT_RE: a '.' after CJK text ends a sentence ('default' only) */
+    Py_ssize_t n = *len, r = 0, w = 0, start = 0, index = 0;
+    Py_UCS4 previous = 0; /* the character before s[r] as it was, for the look-behind */
+    while (r < n) {
+        Py_UCS4 c = s[r];
+        unsigned cls = char_class(c);
+        Py_ssize_t step = 1;
+        int cut = c == '\n' || (cls & delim) || (cjk_dot && c == '.' && r > 0 && is_cjk(previous));
+        if (!cut && pair_delimiter(s, n, r, pairs[split], pair_counts[split])) {
+            cut = 1;
+            step = 2;
+        }
+        if (cut) {
+            if (w > start) {
+                if (w - start >= min_len && add_piece(out, start, w - start, index) < 0) return -1;
+                index++;
+            }
+            start = w;
+        } else if (!(normalize && (cls & C_NOISE))) {
+            s[w++] = normalize ? ascii_lower(c) : c;
+        }
+        previous = step == 1 ? c : s[r + 1]; /* s[r] may hold its lower-cased form now */
+        r += step;
+    }
+    if (w > start && w - start >= min_len && add_piece(out, start, w - start, index) < 0) return -1;
+    *len = w;
+    return 0;
+}
+
+static int longest_first(const void *a, const void *b) {
+    const piece *x = a, *y = b;
+    if (x->len != y->len) return x->len < y->len ? 1 : -1;
+    return x->index < y->index ? -1 : x->index > y->index; /* sorted() is stable: document order */
+}
+
+/*
+ * Fingerprinter._ranked then _keys: up to k distinct pieces, longest first,
+ * two keys each.  Returns how many were chosen (their positions in
+ * positions[], keys in keys[2 * i], keys[2 * i + 1]), -1 on MemoryError.
+ */
+static int rank_and_key(const Py_UCS4 *whole, pieces *list, int k, int anchor, int anchor_latin, scratch *buf,
+                        uint64_t *keys, Py_ssize_t *positions) {
+    qsort(list->items, (size_t)list->count, sizeof(piece), longest_first);
+    piece chosen[128];
+    int count = 0, failed = 0;
+    for (Py_ssize_t i = 0; i < list->count && count < k; i++) {
+        const piece *p = &list->items[i];
+        int repeated = 0; /* a repeated line is one vote, not two */
+        for (int j = 0; j < count && !repeated; j++)
+            repeated = chosen[j].len == p->len &&
+                       !memcmp(whole + chosen[j].start, whole + p->start, (size_t)p->len * sizeof(Py_UCS4));
+        if (repeated) continue;
+        chosen[count] = *p;
+        const Py_UCS4 *sentence = whole + p->start;
+        int cjk = 0;
+        for (Py_ssize_t j = 0; j < p->len && !cjk; j++) cjk = is_cjk(sentence[j]);
+        Py_ssize_t size = cjk ? anchor : anchor_latin, head = p->len, tail = 0;
+        if (size && p->len >= 2 * size) {
+            head = size;
+            tail = p->len - size;
+        }
+        keys[2 * count] = hash_text(buf, "", 0, sentence, head, &failed);
+        keys[2 * count + 1] = hash_text(buf, tail_mark, TAIL_MARK_LEN, sentence + tail, p->len - tail, &failed);
+        if (failed) return -1;
+        positions[count++] = p->index;
+    }
+    return count;
+}
+
+static int has_key(const uint64_t *set, int n, uint64_t key) {
+    for (int i = 0; i < n; i++)
+        if (set[i] == key) return 1;
+    return 0;
+}
+
+/* fingerprint._drop_template_keys when two keys are equal; returns the sentences left. */
+static int drop_template_keys(uint64_t *keys, Py_ssize_t *positions, int count) {
+    int duplicated = 0;
+    for (int i = 0; i < 2 * count && !duplicated; i++) duplicated = has_key(keys, i, keys[i]);
+    if (!duplicated) return count;
+    uint64_t seen[256], shared[256];
+    int n_seen = 0, n_shared = 0;
+    for (int i = 0; i < count; i++) {
+        for (int j = 0; j < 2; j++) {
+            uint64_t key = keys[2 * i + j];
+            if (key == NO_KEY || (j == 1 && key == keys[2 * i])) continue; /* a set: each key once */
+            if (has_key(seen, n_seen, key)) {
+                if (!has_key(shared, n_shared, key)) shared[n_shared++] = key;
+            } else {
+                seen[n_seen++] = key;
+            }
+        }
+    }
+    int out = 0;
+    for (int i = 0; i < count; i++) {
+        uint64_t head = keys[2 * i], tail = keys[2 * i + 1];
+        if (has_key(shared, n_shared, head)) head = NO_KEY;
+        if (has_key(shared, n_shared, tail)) tail = NO_KEY;
+        if (head == NO_KEY && tail == NO_KEY) continue;
+        keys[2 * out] = head != NO_KEY ? head : tail; /* one good key serves in both places */
+        keys[2 * out + 1] = tail != NO_KEY ? tail : head;
+        positions[out++] = positions[i];
+    }
+    return out;
+}
+
+/* Fingerprinter._lines: 32-bit keys and gram counts of the clean text's lines (normalize_line). */
+static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject *keys, PyObject *grams) {
+    Py_ssize_t r = 0;
+    while (r < n) {
+        Py_ssize_t end = r;
+        while (end < n && s[end] != '\n') end++;
+        unsigned char *o = reserve(buf, LINE_MARK_LEN + 4 * (size_t)(end - r));
+        if (o == NULL) return -1;
+        memcpy(o, line_mark, LINE_MARK_LEN);
+        unsigned char *p = o + LINE_MARK_LEN;
+        Py_ssize_t chars = 0;
+        for (Py_ssize_t i = r; i < end; i++) {
+            if (char_class(s[i]) & C_NOISE) continue;
+            p = put_utf8(p, ascii_lower(s[i]));
+            chars++;
+        }
+        r = end + 1;
+        if (chars == 0) continue;
+        uint64_t key = fingerprint64(o, (size_t)(p - o)) & 0xFFFFFFFFULL;
+        Py_ssize_t count = chars - GRAM + 1 > 0 ? chars - GRAM + 1 : 0;
+        PyObject *k = PyLong_FromUnsignedLongLong(key), *g = PyLong_FromSsize_t(count);
+        int bad = k == NULL || g == NULL || PyList_Append(keys, k) < 0 || PyList_Append(grams, g) < 0;
+        Py_XDECREF(k);
+        Py_XDECREF(g);
+        if (bad) return -1;
+    }
+    return 0;
+}
+#endif

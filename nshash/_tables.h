@@ -1,0 +1,149 @@
+/*
+ * nshash/_tables.h: the character classes of nshash.text as lookup tables,
+ * built at import from _speedups_tables.h (which setup.py writes from the
+ * Python specification).  Included by _speedups.c only.
+ */
+#ifndef NSHASH_TABLES_H
+#define NSHASH_TABLES_H
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "_speedups_tables.h"
+
+/* Classes of a character; one byte per BMP code point (64 KB, only the pages
+ * a text touches are cached), astral characters are looked up in the lists. */
+enum {
+    C_NOISE = 1,        /* text.NOISE */
+    C_SENT_END = 2,     /* text._SENTENCE_ENDS */
+    C_SEP_SPACED = 4,   /* _SEPARATOR_RE: a separator between two spaces */
+    C_SEP_BARE = 8,     /* _SEPARATOR_RE: a separator on its own */
+    C_IGNORECASE = 16,  /* non-ASCII, yet re.IGNORECASE matches it to an ASCII letter */
+    /* A one-character delimiter of split 'default', 'design', 'original' (C_DELIM << split). */
+    C_DELIM = 32,
+};
+static uint8_t bmp_class[0x10000];
+
+static int in_list(const Py_UCS4 *list, int n, Py_UCS4 c) {
+    for (int i = 0; i < n; i++)
+        if (list[i] == c) return 1;
+    return 0;
+}
+
+static inline unsigned char_class(Py_UCS4 c) {
+    if (c < 0x10000) return bmp_class[c];
+    return (in_list(noise, N_NOISE, c) ? C_NOISE : 0) | (in_list(sentence_ends, N_SENTENCE_ENDS, c) ? C_SENT_END : 0) |
+           (in_list(sep_spaced, N_SEP_SPACED, c) ? C_SEP_SPACED : 0) | (in_list(sep_bare, N_SEP_BARE, c) ? C_SEP_BARE : 0) |
+           (in_list(ignorecase_ascii, N_IGNORECASE_ASCII, c) ? C_IGNORECASE : 0) |
+           (in_list(delims_default_single, N_DELIMS_DEFAULT_SINGLE, c) ? C_DELIM : 0) |
+           (in_list(delims_design_single, N_DELIMS_DESIGN_SINGLE, c) ? C_DELIM << 1 : 0) |
+           (in_list(delims_original_single, N_DELIMS_ORIGINAL_SINGLE, c) ? C_DELIM << 2 : 0);
+}
+
+static int has_char(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 c) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (s[i] == c) return 1;
+    return 0;
+}
+
+static inline int is_cjk(Py_UCS4 c) {
+    if (c < cjk_ranges[0][0]) return 0; /* the common case: ASCII and Latin */
+    for (int i = 0; i < N_CJK_RANGES; i++)
+        if (cjk_ranges[i][0] <= c && c <= cjk_ranges[i][1]) return 1;
+    return 0;
+}
+
+/* Traditional -> simplified: 256-character pages, allocated only where the table has pairs. */
+static Py_UCS4 *t2s_pages[0x110000 >> 8];
+
+static inline Py_UCS4 fold_char(Py_UCS4 c) {
+    const Py_UCS4 *page = t2s_pages[c >> 8];
+    return page == NULL ? c : page[c & 0xFF];
+}
+
+/* ASCII-only lower-casing, as nshash.text.ascii_lower. */
+static inline Py_UCS4 ascii_lower(Py_UCS4 c) { return (c - 'A') < 26u ? c + 32 : c; }
+
+static void mark(const Py_UCS4 *list, int n, unsigned cls) {
+    for (int i = 0; i < n; i++)
+        if (list[i] < 0x10000) bmp_class[list[i]] |= (uint8_t)cls;
+}
+
+static int init_tables(void) {
+    mark(noise, N_NOISE, C_NOISE);
+    mark(sentence_ends, N_SENTENCE_ENDS, C_SENT_END);
+    mark(sep_spaced, N_SEP_SPACED, C_SEP_SPACED);
+    mark(sep_bare, N_SEP_BARE, C_SEP_BARE);
+    mark(ignorecase_ascii, N_IGNORECASE_ASCII, C_IGNORECASE);
+    mark(delims_default_single, N_DELIMS_DEFAULT_SINGLE, C_DELIM);
+    mark(delims_design_single, N_DELIMS_DESIGN_SINGLE, C_DELIM << 1);
+    mark(delims_original_single, N_DELIMS_ORIGINAL_SINGLE, C_DELIM << 2);
+    for (int i = 0; i < N_T2S_PAIRS; i++) {
+        Py_UCS4 from = t2s_pairs[i][0];
+        Py_UCS4 **page = &t2s_pages[from >> 8];
+        if (*page == NULL) {
+            *page = PyMem_RawMalloc(256 * sizeof(Py_UCS4));
+            if (*page == NULL) return -1;
+            for (Py_UCS4 j = 0; j < 256; j++) (*page)[j] = (from & ~(Py_UCS4)0xFF) | j;
+        }
+        (*page)[from & 0xFF] = t2s_pairs[i][1];
+    }
+    return 0;
+}
+
+/* Python lists of what the tables hold, for the test that compares them with nshash.text. */
+static PyObject *codes_str(const Py_UCS4 *list, int n) {
+    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, list, n);
+}
+
+static PyObject *names_tuple(const char *const *names, int n) {
+    PyObject *out = PyTuple_New(n);
+    for (int i = 0; out != NULL && i < n; i++) {
+        PyObject *name = PyUnicode_FromString(names[i]);
+        if (name == NULL) Py_CLEAR(out);
+        else PyTuple_SET_ITEM(out, i, name);
+    }
+    return out;
+}
+
+static PyObject *tables(PyObject *self, PyObject *unused) {
+    PyObject *t2s = PyDict_New(), *ranges = PyList_New(0);
+    if (t2s == NULL || ranges == NULL) goto fail;
+    for (int i = 0; i < N_T2S_PAIRS; i++) {
+        PyObject *k = PyLong_FromUnsignedLong(t2s_pairs[i][0]), *v = PyLong_FromUnsignedLong(fold_char(t2s_pairs[i][0]));
+        int bad = k == NULL || v == NULL || PyDict_SetItem(t2s, k, v) < 0;
+        Py_XDECREF(k);
+        Py_XDECREF(v);
+        if (bad) goto fail;
+    }
+    for (int i = 0; i < N_CJK_RANGES; i++) {
+        PyObject *pair = Py_BuildValue("(kk)", (unsigned long)cjk_ranges[i][0], (unsigned long)cjk_ranges[i][1]);
+        if (pair == NULL || PyList_Append(ranges, pair) < 0) {
+            Py_XDECREF(pair);
+            goto fail;
+        }
+        Py_DECREF(pair);
+    }
+    PyObject *entities = names_tuple(entity_names, N_ENTITY_CHARS);
+    return Py_BuildValue(
+        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsisisisisisdsy#sy#sy#sK}", "NOISE", codes_str(noise, N_NOISE), "default_single",
+        codes_str(delims_default_single, N_DELIMS_DEFAULT_SINGLE), "default_pair",
+        codes_str(delims_default_pair, N_DELIMS_DEFAULT_PAIR), "design_single",
+        codes_str(delims_design_single, N_DELIMS_DESIGN_SINGLE), "design_pair",
+        codes_str(delims_design_pair, N_DELIMS_DESIGN_PAIR), "original_single",
+        codes_str(delims_original_single, N_DELIMS_ORIGINAL_SINGLE), "original_pair",
+        codes_str(delims_original_pair, N_DELIMS_ORIGINAL_PAIR), "CJK_RANGES", ranges, "HIDDEN_TAGS",
+        names_tuple(hidden_tags, N_HIDDEN_TAGS), "block_tags", names_tuple(block_tags, N_BLOCK_TAGS), "sep_spaced",
+        codes_str(sep_spaced, N_SEP_SPACED), "sep_bare", codes_str(sep_bare, N_SEP_BARE), "SENTENCE_ENDS",
+        codes_str(sentence_ends, N_SENTENCE_ENDS), "entity_names", entities, "entity_chars",
+        codes_str(entity_chars, N_ENTITY_CHARS), "ignorecase_ascii", codes_str(ignorecase_ascii, N_IGNORECASE_ASCII),
+        "t2s", t2s, "CHROME_MIN_LINES", CHROME_MIN_LINES, "CHROME_SHORT", CHROME_SHORT, "CHROME_SEGMENTS",
+        CHROME_SEGMENTS, "CHROME_RUN", CHROME_RUN, "WRAP_MIN", WRAP_MIN, "CHROME_KEEP", CHROME_KEEP, "TAIL_MARK",
+        tail_mark, (Py_ssize_t)TAIL_MARK_LEN, "LINE_MARK", line_mark, (Py_ssize_t)LINE_MARK_LEN, "WHOLE_TEXT_PREFIX",
+        doc_prefix, (Py_ssize_t)DOC_PREFIX_LEN, "NO_KEY", (unsigned long long)NO_KEY);
+fail:
+    Py_XDECREF(t2s);
+    Py_XDECREF(ranges);
+    return NULL;
+}
+#endif
