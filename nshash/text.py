@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import html
 import re
+from array import array
+from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 from typing import Final
@@ -102,6 +104,22 @@ def split_sentences(
     >>> split_sentences("Hello, World! 你好，世界。")
     ['HelloWorld', '你好世界', '']
     """
+    text = delimit(text, split, normalize, markup)
+    if keep_empty:
+        return text.split("\n")
+    # No list of empty strings for a page of newlines: memory stays a small multiple of the text.
+    return _LINE_RE.findall(text)
+
+
+def delimit(text: str, split: str = "default", normalize: bool = True, markup: bool = True) -> str:
+    """``text`` with every sentence end made a newline (and normalised): its lines are :func:`split_sentences`.
+
+    Callers that only walk the pieces read them off this one string, not a
+    list of millions of tiny strings.
+
+    >>> delimit("Hello, World! 你好，世界。")
+    'HelloWorld\\n你好世界\\n'
+    """
     if normalize and markup:
         text = strip_html(text)
     if split == "default" and "." in text and not text.isascii():
@@ -111,10 +129,7 @@ def split_sentences(
             text = text.replace(delim, "\n")
     if normalize:
         text = remove_noise(text)
-    if keep_empty:
-        return text.split("\n")
-    # No list of empty strings for a page of newlines: memory stays a small multiple of the text.
-    return _LINE_RE.findall(text)
+    return text
 
 
 def normalize_line(line: str) -> str:
@@ -242,14 +257,57 @@ def _weight(line: str) -> int:
     return len(line) + len(_CJK_RE.findall(line))
 
 
-def _continues(line: str, following: str) -> bool:
-    """Whether ``line`` was wrapped and its sentence goes on in ``following``."""
-    if line[-1] in _SENTENCE_ENDS or _weight(line) < WRAP_MIN or len(_SEPARATOR_RE.findall(line)) >= 2:
+def _continues(line: str, weight: int, separators: int, following: str, following_separators: int) -> bool:
+    """Whether ``line`` (of that weight and separator count) was wrapped and its sentence goes on in ``following``."""
+    if line[-1] in _SENTENCE_ENDS or weight < WRAP_MIN or separators >= 2:
         return False  # a sentence's end, a short line, or a menu
-    if len(_SEPARATOR_RE.findall(following)) >= 2:
+    if following_separators >= 2:
         return False  # a menu follows a title
     first = following[0]
     return first.islower() or first.isdigit() or bool(_CJK_RE.match(first) and _CJK_RE.match(line[-1]))
+
+
+def _separators(line: str, pos: int, count: int) -> tuple[int, int, int]:
+    """``len(_SEPARATOR_RE.findall(line))``, scanning on from ``pos`` where ``count`` were found.
+
+    Returns the count and where the scan stood two characters before the end
+    (and the count there): text joined to the line can change matches only
+    from there on, so a line joined again is scanned on from there, not again
+    from its start (linear, however many wrapped lines make one).
+    """
+    settle = max(len(line) - 2, pos)
+    settled = None
+    for match in _SEPARATOR_RE.finditer(line, pos):
+        if settled is None and match.start() >= settle:
+            settled = (max(settle, pos), count)
+        count += 1
+        pos = match.end()
+    if settled is None:
+        settled = (max(settle, pos), count)
+    return count, *settled
+
+
+def _joined_lines(text: str) -> Iterator[tuple[str, int, int]]:
+    """The non-empty lines, stripped, hard-wrapped ones joined, with their weight and separator count; one at a time."""
+    current = ""
+    weight = separators = scan_at = scan_count = 0
+    for match in _LINE_RE.finditer(text):
+        line = match.group().strip()
+        if not line:
+            continue
+        line_weight = _weight(line)
+        line_separators, line_scan_at, line_scan_count = _separators(line, 0, 0)
+        if current and _continues(current, weight, separators, line, line_separators):
+            current += " " + line
+            weight += 1 + line_weight
+            separators, scan_at, scan_count = _separators(current, scan_at, scan_count)
+            continue
+        if current:
+            yield current, weight, separators
+        current, weight = line, line_weight
+        separators, scan_at, scan_count = line_separators, line_scan_at, line_scan_count
+    if current:
+        yield current, weight, separators
 
 
 def drop_chrome(text: str) -> str:
@@ -264,57 +322,73 @@ def drop_chrome(text: str) -> str:
     a long line that ends mid-sentence is joined with the next one, so hard
     wrapping does not cut sentences.
 
+    Two passes over the lines, keeping a weight and a flag a line in between,
+    never a list of the lines: a page of millions of tiny lines costs a few
+    bytes a character.
+
     >>> drop_chrome("A line that was wrapped by the editor at forty\\ncharacters goes on here.")
     'A line that was wrapped by the editor at forty characters goes on here.'
     """
     if "\n" not in text:
         return text
-    joined: list[str] = []
-    for raw in _LINE_RE.findall(text):
-        line = raw.strip()
-        if not line:
-            continue
-        if joined and _continues(joined[-1], line):
-            joined[-1] += " " + line
-        else:
-            joined.append(line)
-    kept = _without_chrome(joined) if len(joined) >= CHROME_MIN_LINES else _without_edge_lists(joined)
-    if sum(map(_weight, kept)) >= CHROME_KEEP * sum(map(_weight, joined)):
-        joined = kept
-    return "\n".join(joined)
+    weights = array("q")
+    flags = bytearray()  # per line: _ENDS (ends a sentence), _LONG (long enough and not a menu)
+    for line, weight, separators in _joined_lines(text):
+        weights.append(weight)
+        long = weight >= CHROME_SHORT and separators + 1 < CHROME_SEGMENTS
+        flags.append((_ENDS if line[-1] in _SENTENCE_ENDS else 0) | (_LONG if long else 0))
+    keep = _without_chrome(weights, flags) if len(flags) >= CHROME_MIN_LINES else _without_edge_lists(flags)
+    if sum(weight for weight, kept in zip(weights, keep) if kept) < CHROME_KEEP * sum(weights):
+        keep = bytearray(b"\x01") * len(flags)  # too little would remain: the page stays whole
+    del weights, flags
+    out: list[str] = []
+    chunk: list[str] = []
+    for (line, _, _), kept in zip(_joined_lines(text), keep):
+        if kept:
+            chunk.append(line)
+            if len(chunk) == 4096:  # joined in chunks: no list of every line
+                out.append("\n".join(chunk))
+                chunk.clear()
+    if chunk:
+        out.append("\n".join(chunk))
+    return "\n".join(out)
 
 
-def _without_edge_lists(lines: list[str]) -> list[str]:
-    """Drop a link list (:data:`CHROME_RUN` or more lines without a sentence end) at the bottom.
+_ENDS: Final = 1
+_LONG: Final = 2
+
+
+def _without_edge_lists(flags: bytearray) -> bytearray:
+    """Which lines to keep: all but a link list (:data:`CHROME_RUN` or more lines without a sentence end) at the bottom.
 
     ("Related articles", "Popular now": other pages' titles, which differ
     from page to page and would hide the site's footer above them.)
     """
-    end = len(lines)
-    while end > 0 and lines[end - 1][-1] not in _SENTENCE_ENDS:
+    end = len(flags)
+    while end > 0 and not flags[end - 1] & _ENDS:
         end -= 1
-    return lines[:end] if len(lines) - end >= CHROME_RUN else lines
+    if len(flags) - end >= CHROME_RUN:
+        return bytearray(b"\x01") * end + bytearray(len(flags) - end)
+    return bytearray(b"\x01") * len(flags)
 
 
-def _without_chrome(lines: list[str]) -> list[str]:
-    weights = [_weight(line) for line in lines]
-    keep = [
-        weight >= CHROME_SHORT and len(_SEPARATOR_RE.findall(line)) + 1 < CHROME_SEGMENTS
-        for line, weight in zip(lines, weights)
-    ]
+def _without_chrome(weights: array[int], flags: bytearray) -> bytearray:
+    """Which lines to keep: long ones that are not menus, outside link lists."""
+    keep = bytearray(1 if flag & _LONG else 0 for flag in flags)
     # Runs of lines without a sentence end: a link list, unless every line is
     # long and the run closes a paragraph (hard wrapping).
+    count = len(flags)
     start = 0
-    while start < len(lines):
+    while start < count:
         end = start
-        while end < len(lines) and lines[end][-1] not in _SENTENCE_ENDS:
+        while end < count and not flags[end] & _ENDS:
             end += 1
         if end - start >= CHROME_RUN:
-            wrapped = end < len(lines) and all(weights[i] >= WRAP_MIN for i in range(start, end))
+            wrapped = end < count and all(weights[i] >= WRAP_MIN for i in range(start, end))
             if not wrapped:
-                keep[start:end] = [False] * (end - start)
+                keep[start:end] = bytes(end - start)
         start = end + 1
-    return [line for line, kept in zip(lines, keep) if kept]
+    return keep
 
 
 # -- traditional -> simplified Chinese ------------------------------------------------
