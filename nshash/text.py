@@ -67,6 +67,7 @@ _TAG_RE: Final = re.compile(r"<\s*/?\s*[a-zA-Z][^<>]{0,500}>")
 # per-entity Python callback; anything rarer still goes through it.
 _COMMON_ENTITIES: Final = (("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&#39;", "'"))
 _LINE_RE: Final = re.compile(r"[^\n]+")
+_ASCII_UPPER: Final = re.compile("[A-Z]")
 _ENTITY_RE: Final = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]*);?")
 
 
@@ -205,6 +206,8 @@ def ascii_lower(text: str) -> str:
     """
     if text.isascii():
         return text.lower()
+    if not _ASCII_UPPER.search(text):
+        return text  # nothing to lower (most CJK text): no copies of a large page
     return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
