@@ -477,6 +477,11 @@ def test_cli_bad_stdin(case: str, tmp_path: Path) -> None:
         ["dedup", "-", "--name", "news", "--store-option", "garbage"],
         ["dedup", "-", "-O", "n=abc"],
         ["dedup", "-", "-O", "n=0"],
+        ["dedup", "-", "-O", f"n={2**62}"],  # segfaulted the C once (issue 13, item 2)
+        ["dedup", "-", "-O", f"anchor={2**62}"],
+        ["dedup", "-", "-O", f"anchor_latin={2**64}"],
+        ["dedup", "-", "-O", f"min_len={-(2**63)}"],
+        ["dedup", "-", "-O", f"extra={10**30}"],
         ["dedup", "-", "-O", "hashfunc=sha1"],
         ["explain", "missing.txt", "--name", "news"],
         ["stats", "--name", "corrupt"],
