@@ -32,6 +32,7 @@ CASES: dict[str, tuple[str, str]] = {
     "one-sentence": ("lorem ipsum dolor sit amet ", "one sentence, no delimiter"),
     "one-word": ("x", "one character, no delimiter"),
     "p-tags": ("<p>", "`<p>` tags"),
+    "script-open": ("<script", "`<script` openings no `>` follows"),
     "amp": ("&amp;", "`&amp;` entities"),
     "rare-entity": ("&eacute;", "`&eacute;` entities (html.unescape)"),
     "short-lines": ("ab\n", "lines of 2 characters"),

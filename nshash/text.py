@@ -59,6 +59,8 @@ _HIDDEN_RE: Final = re.compile(
     rf"<!--.*?(?:-->|$)|<\s*({'|'.join(HIDDEN_TAGS)})(?![a-zA-Z0-9])[^>]*>.*?(?:<\s*/\s*\1\s*>|$)",
     re.IGNORECASE | re.DOTALL,
 )
+# Where a _HIDDEN_RE match may start: the regex is tried only there (see _strip_hidden).
+_HIDDEN_START_RE: Final = re.compile(rf"<!--|<\s*({'|'.join(HIDDEN_TAGS)})(?![a-zA-Z0-9])", re.IGNORECASE)
 # Block-level tags end a line in the rendered page; inline ones do not.  Two
 # plain substitutions: a Python callback per tag measured 3x slower.
 _BLOCK_TAG_RE: Final = re.compile(rf"<\s*/?\s*(?:{_BLOCK_TAGS})(?![a-zA-Z0-9])[^<>]{{0,500}}>", re.IGNORECASE)
@@ -80,7 +82,7 @@ def strip_html(text: str) -> str:
     '\\nA&B\\nC ©\\n'
     """
     if "<" in text:
-        text = _TAG_RE.sub("", _BLOCK_TAG_RE.sub("\n", _HIDDEN_RE.sub("\n", text)))
+        text = _TAG_RE.sub("", _BLOCK_TAG_RE.sub("\n", _strip_hidden(text)))
     if "&" in text:
         for entity, char in _COMMON_ENTITIES:
             if entity in text:
@@ -88,6 +90,32 @@ def strip_html(text: str) -> str:
         if "&" in text and _ENTITY_RE.search(text):
             text = html.unescape(text)
     return text
+
+
+def _strip_hidden(text: str) -> str:
+    """``_HIDDEN_RE.sub("\\n", text)``, in linear time.
+
+    The regex alone scans to the end of the page from every ``<script`` that
+    no ``>`` follows, and fails: quadratic on a page of them.  Here such an
+    opening is passed over at once (nothing after the last ``>`` can open a
+    hidden element), and the regex runs only where it matches.
+    """
+    last_gt = text.rfind(">")
+    out: list[str] = []
+    copied = at = 0
+    while (start := _HIDDEN_START_RE.search(text, at)) is not None:
+        match = None
+        if start.group(1) is None or start.end() <= last_gt:
+            match = _HIDDEN_RE.match(text, start.start())
+        if match is None:  # an element's opening that no ">" follows: no match starts here
+            at = start.start() + 1
+            continue
+        out += (text[copied : start.start()], "\n")
+        copied = at = match.end()
+    if not out:
+        return text
+    out.append(text[copied:])
+    return "".join(out)
 
 
 def split_sentences(

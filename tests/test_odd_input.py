@@ -99,7 +99,7 @@ def test_c_memory_stays_a_small_multiple_of_the_page(c_peaks: dict[str, float], 
 
 def seconds(run: object, page: str) -> float:
     best = float("inf")
-    for _ in range(2):
+    for _ in range(3):
         start = time.perf_counter()
         run(page)  # type: ignore[operator]
         best = min(best, time.perf_counter() - start)
@@ -112,11 +112,13 @@ def seconds(run: object, page: str) -> float:
         "x" * 45 + "\n",  # hard-wrapped: every line joined to the one before
         "Home | News |\n",
         "ab\n",
+        "<script",  # the hidden-element regex alone rescanned to the end from each
     ],
-    ids=["wrapped", "menus", "tiny-lines"],
+    ids=["wrapped", "menus", "tiny-lines", "script-openings"],
 )
 def test_python_time_is_linear(unit: str) -> None:
     fingerprinter = Fingerprinter(Options())
     small = seconds(fingerprinter.features_python, unit * (10_000 // len(unit)))
     large = seconds(fingerprinter.features_python, unit * (40_000 // len(unit)))
-    assert large <= 8 * small + 0.02, (small, large)  # 4x the page: 4x the time (16x if quadratic)
+    # 4x the page: 4x the time, 16x if quadratic; 10x leaves room for a loaded machine.
+    assert large <= 10 * small + 0.05, (small, large)
