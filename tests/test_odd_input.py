@@ -20,8 +20,10 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from nshash import _accel
+from nshash import _accel, text
 from nshash.fingerprint import Fingerprinter
 from nshash.options import Options
 
@@ -122,3 +124,13 @@ def test_python_time_is_linear(unit: str) -> None:
     large = seconds(fingerprinter.features_python, unit * (40_000 // len(unit)))
     # 4x the page: 4x the time, 16x if quadratic; 10x leaves room for a loaded machine.
     assert large <= 10 * small + 0.05, (small, large)
+
+
+FRAGMENTS = ["<", ">", "<!--", "-->", "<script", "</script>", "<style a>", "</STYLE >", "< svg", "< / svg>", "<ſcript"]
+FRAGMENTS += ["</scripta>", "<scriptx", "<iframe", "<!-", "->", "<noscript>", "</noscript>", "K", "x", " ", "\n"]
+
+
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=30))
+def test_hidden_elements_are_stripped_as_the_regex_says(fragments: list[str]) -> None:
+    page = "".join(fragments)
+    assert text._strip_hidden(page) == text._HIDDEN_RE.sub("\n", page)
