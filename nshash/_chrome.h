@@ -77,7 +77,7 @@ static inline int ends_at(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t len) {
     return (char_class(s[start + len - 1]) & C_SENT_END) != 0;
 }
 
-/* text._without_chrome: short lines, menus and link lists (not wrapped paragraphs) go. */
+/* drop_chrome on a whole page: short lines, menus and link lists (not wrapped paragraphs) go. */
 static void without_chrome(const Py_UCS4 *s, const Py_ssize_t *lens, unsigned char *keep, Py_ssize_t count) {
     for (Py_ssize_t i = 0, at = 0; i < count; at += lens[i++] + 1)
         keep[i] = weight(s + at, lens[i]) >= CHROME_SHORT && separators(s, at, lens[i]) + 1 < CHROME_SEGMENTS;
@@ -97,7 +97,7 @@ static void without_chrome(const Py_UCS4 *s, const Py_ssize_t *lens, unsigned ch
     }
 }
 
-/* text._without_edge_lists: a link list at the bottom goes. */
+/* drop_chrome on a page of few lines: a link list at the bottom goes. */
 static void without_edge_lists(const Py_UCS4 *s, Py_ssize_t w, const Py_ssize_t *lens, unsigned char *keep,
                                Py_ssize_t count) {
     Py_ssize_t end = count, end_at = w; /* end_at: one past the last character of line end - 1 */

@@ -145,7 +145,8 @@ class Fingerprinter:
     def features_python(self, text: str) -> Features:
         """:meth:`features` in pure Python: the specification the C version is tested against."""
         clean = self.clean(text)
-        # The pieces are the lines of one delimited string, read one at a time.
+        # The pieces are the lines of one delimited string, read one at a time; each
+        # copy of the page is let go once what it gives is taken (a page may be large).
         delimited = delimit(clean, self.options.split, self.options.normalize, markup=False)
         whole = delimited.replace("\n", "")
         if self.options.normalize:
@@ -154,10 +155,11 @@ class Fingerprinter:
             return Features([], [], None, sketch(""), array("I"), array("I"))
         sentences, positions = self._ranked(match.group() for match in _LINE_RE.finditer(delimited))
         del delimited
+        line_keys, line_grams = self._lines(clean)
+        del clean
         keys = self._keys(sentences)
         if len(set(keys)) < len(keys):
             keys, positions = _drop_template_keys(keys, positions)
-        line_keys, line_grams = self._lines(clean)
         return Features(keys, positions, self._hash(_WHOLE_TEXT_PREFIX + whole), sketch(whole), line_keys, line_grams)
 
     def _lines(self, clean: str) -> tuple[array[int], array[int]]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import re
-from array import array
 from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
@@ -353,29 +352,55 @@ def drop_chrome(text: str) -> str:
     a long line that ends mid-sentence is joined with the next one, so hard
     wrapping does not cut sentences.
 
-    Two passes over the lines, keeping a weight and a flag a line in between,
-    never a list of the lines: a page of millions of tiny lines costs a few
-    bytes a character.
+    Two passes over the lines, keeping one byte a line in between, never a
+    list of the lines: a page of millions of tiny lines costs a few bytes a
+    character.
 
     >>> drop_chrome("A line that was wrapped by the editor at forty\\ncharacters goes on here.")
     'A line that was wrapped by the editor at forty characters goes on here.'
     """
     if "\n" not in text:
         return text
-    weights = array("q")
-    flags = bytearray()  # per line: _ENDS (ends a sentence), _LONG (long enough and not a menu)
+    # Which lines a whole page keeps: long ones that are not menus, outside
+    # link lists.  A link list is a run of CHROME_RUN or more lines without a
+    # sentence end, unless every line is long and the run closes a paragraph
+    # (hard wrapping); it is known when the line that ends it is read.
+    keep = bytearray()
+    total = kept = 0  # the weight of every line, and of those keep says
+    run = run_kept = run_weight = 0  # the lines without a sentence end just read
+    run_wrapped = True
     for line, weight, separators in _joined_lines(text):
-        weights.append(weight)
         long = weight >= CHROME_SHORT and separators + 1 < CHROME_SEGMENTS
-        flags.append((_ENDS if line[-1] in _SENTENCE_ENDS else 0) | (_LONG if long else 0))
-    keep = _without_chrome(weights, flags) if len(flags) >= CHROME_MIN_LINES else _without_edge_lists(flags)
-    if sum(weight for weight, kept in zip(weights, keep) if kept) < CHROME_KEEP * sum(weights):
-        keep = bytearray(b"\x01") * len(flags)  # too little would remain: the page stays whole
-    del weights, flags
+        keep.append(long)
+        total += weight
+        kept += weight if long else 0
+        if line[-1] in _SENTENCE_ENDS:
+            if run >= CHROME_RUN and not run_wrapped:
+                keep[-1 - run : -1] = bytes(run)
+                kept -= run_kept
+            run = run_kept = run_weight = 0
+            run_wrapped = True
+        else:
+            run += 1
+            run_kept += weight if long else 0
+            run_weight += weight
+            run_wrapped = run_wrapped and weight >= WRAP_MIN
+    # A run at the very bottom is a link list ("Related articles", "Popular
+    # now": other pages' titles, which would hide the site's footer above them);
+    # on a page of fewer lines, nothing else goes.
+    if len(keep) < CHROME_MIN_LINES:
+        keep = bytearray(b"\x01") * len(keep)
+        kept = total
+        run_kept = run_weight
+    if run >= CHROME_RUN:
+        keep[len(keep) - run :] = bytes(run)
+        kept -= run_kept
+    if kept < CHROME_KEEP * total:
+        keep = bytearray(b"\x01") * len(keep)  # too little would remain: the page stays whole
     out: list[str] = []
     chunk: list[str] = []
-    for (line, _, _), kept in zip(_joined_lines(text), keep):
-        if kept:
+    for (line, _, _), kept_line in zip(_joined_lines(text), keep):
+        if kept_line:
             chunk.append(line)
             if len(chunk) == 4096:  # joined in chunks: no list of every line
                 out.append("\n".join(chunk))
@@ -383,43 +408,6 @@ def drop_chrome(text: str) -> str:
     if chunk:
         out.append("\n".join(chunk))
     return "\n".join(out)
-
-
-_ENDS: Final = 1
-_LONG: Final = 2
-
-
-def _without_edge_lists(flags: bytearray) -> bytearray:
-    """Which lines to keep: all but a link list (:data:`CHROME_RUN` or more lines without a sentence end) at the bottom.
-
-    ("Related articles", "Popular now": other pages' titles, which differ
-    from page to page and would hide the site's footer above them.)
-    """
-    end = len(flags)
-    while end > 0 and not flags[end - 1] & _ENDS:
-        end -= 1
-    if len(flags) - end >= CHROME_RUN:
-        return bytearray(b"\x01") * end + bytearray(len(flags) - end)
-    return bytearray(b"\x01") * len(flags)
-
-
-def _without_chrome(weights: array[int], flags: bytearray) -> bytearray:
-    """Which lines to keep: long ones that are not menus, outside link lists."""
-    keep = bytearray(1 if flag & _LONG else 0 for flag in flags)
-    # Runs of lines without a sentence end: a link list, unless every line is
-    # long and the run closes a paragraph (hard wrapping).
-    count = len(flags)
-    start = 0
-    while start < count:
-        end = start
-        while end < count and not flags[end] & _ENDS:
-            end += 1
-        if end - start >= CHROME_RUN:
-            wrapped = end < count and all(weights[i] >= WRAP_MIN for i in range(start, end))
-            if not wrapped:
-                keep[start:end] = bytes(end - start)
-        start = end + 1
-    return keep
 
 
 # -- traditional -> simplified Chinese ------------------------------------------------
