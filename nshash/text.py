@@ -317,8 +317,12 @@ def _separators(line: str, pos: int, count: int) -> tuple[int, int, int]:
     return count, *settled
 
 
-def _joined_lines(text: str) -> Iterator[tuple[str, int, int]]:
-    """The non-empty lines, stripped, hard-wrapped ones joined, with their weight and separator count; one at a time."""
+def _joined_lines(text: str, joins: bytearray) -> Iterator[tuple[str, int, int]]:
+    """The non-empty lines, stripped, hard-wrapped ones joined, with their weight and separator count; one at a time.
+
+    Appends to ``joins``, for each non-empty line of ``text``, whether it was
+    joined to the line before (:func:`_rejoined_lines` reads the page again from it).
+    """
     current = ""
     weight = separators = scan_at = scan_count = 0
     for match in _LINE_RE.finditer(text):
@@ -327,7 +331,9 @@ def _joined_lines(text: str) -> Iterator[tuple[str, int, int]]:
             continue
         line_weight = _weight(line)
         line_separators, line_scan_at, line_scan_count = _separators(line, 0, 0)
-        if current and _continues(current, weight, separators, line, line_separators):
+        joined = bool(current) and _continues(current, weight, separators, line, line_separators)
+        joins.append(joined)
+        if joined:
             current += " " + line
             weight += 1 + line_weight
             separators, scan_at, scan_count = _separators(current, scan_at, scan_count)
@@ -338,6 +344,20 @@ def _joined_lines(text: str) -> Iterator[tuple[str, int, int]]:
         separators, scan_at, scan_count = line_separators, line_scan_at, line_scan_count
     if current:
         yield current, weight, separators
+
+
+def _rejoined_lines(text: str, joins: bytearray) -> Iterator[str]:
+    """:func:`_joined_lines` again, the joins as that found them."""
+    current = ""
+    for line, joined in zip(filter(None, (match.group().strip() for match in _LINE_RE.finditer(text))), joins):
+        if joined:
+            current += " " + line
+            continue
+        if current:
+            yield current
+        current = line
+    if current:
+        yield current
 
 
 def drop_chrome(text: str) -> str:
@@ -352,7 +372,7 @@ def drop_chrome(text: str) -> str:
     a long line that ends mid-sentence is joined with the next one, so hard
     wrapping does not cut sentences.
 
-    Two passes over the lines, keeping one byte a line in between, never a
+    Two passes over the lines, keeping two bytes a line in between, never a
     list of the lines: a page of millions of tiny lines costs a few bytes a
     character.
 
@@ -369,7 +389,8 @@ def drop_chrome(text: str) -> str:
     total = kept = 0  # the weight of every line, and of those keep says
     run = run_kept = run_weight = 0  # the lines without a sentence end just read
     run_wrapped = True
-    for line, weight, separators in _joined_lines(text):
+    joins = bytearray()
+    for line, weight, separators in _joined_lines(text, joins):
         long = weight >= CHROME_SHORT and separators + 1 < CHROME_SEGMENTS
         keep.append(long)
         total += weight
@@ -399,7 +420,7 @@ def drop_chrome(text: str) -> str:
         keep = bytearray(b"\x01") * len(keep)  # too little would remain: the page stays whole
     out: list[str] = []
     chunk: list[str] = []
-    for (line, _, _), kept_line in zip(_joined_lines(text), keep):
+    for line, kept_line in zip(_rejoined_lines(text, joins), keep):
         if kept_line:
             chunk.append(line)
             if len(chunk) == 4096:  # joined in chunks: no list of every line
