@@ -38,7 +38,7 @@ CASES: dict[str, tuple[str, str]] = {
     "short-lines": ("ab\n", "lines of 2 characters"),
     "numbered-lines": ("line\n", "lines of 4 characters"),
     "cjk-lines": ("中文短行。\n", "short CJK lines"),
-    "menu-line": ("Home | ", "one line of `|`-separated menu segments"),
+    "menu-line": ("Home | ", "one line of menu segments split by pipes"),
     "menu-lines": ("Home | News | Sport | About\n", "menu lines"),
 }
 
