@@ -57,22 +57,20 @@ def test_python_memory_stays_a_small_multiple_of_the_page(case: str) -> None:
 C_CHILD = textwrap.dedent(
     """
     import json, sys
-    from nshash.fingerprint import Fingerprinter
-    from nshash.options import Options
+    import nshash
 
     def status(field):
         with open("/proc/self/status") as lines:
             return next(int(line.split()[1]) * 1024 for line in lines if line.startswith(field + ":"))
 
-    fingerprinter = Fingerprinter(Options())
-    fingerprinter.features("A warm-up sentence, long enough to count. 這是繁體中文的句子。&eacute;")
+    nshash.NSHash().get_similar("A warm-up sentence, long enough to count. 這是繁體中文的句子。&eacute;")
     out = {}
     for name, unit in json.loads(sys.argv[1]).items():
         page = unit * (int(sys.argv[2]) // len(unit))
         with open("/proc/self/clear_refs", "w") as clear:
             clear.write("5")
         before = status("VmRSS")
-        fingerprinter.features(page)
+        nshash.NSHash().get_similar(page)  # features, decision and store: the whole path
         out[name] = (status("VmHWM") - before) / len(page)
         del page
     print(json.dumps(out))
