@@ -160,8 +160,9 @@ def similar_ids(data: Any, column: str | None = None, *, progress: bool = False,
     Returns:
         A Dask Series named ``similar_id`` with the partitions and index of
         ``data``, ready for ``ddf["similar_id"] = ...``.  The ids are computed
-        eagerly (on the cluster); attaching them to the partitions is lazy and
-        reads ``data`` again, which must not have changed.
+        by this call (features on the workers, decisions here); attaching
+        them to the partitions is lazy and reads ``data`` again, which must
+        not have changed in between.
 
     Raises:
         MissingDependencyError: dask (or, with ``progress``, tqdm) is not installed.
