@@ -11,6 +11,8 @@ from __future__ import annotations
 from nshash.core import NSHash
 from nshash.decide import Decision
 from nshash.errors import (
+    ArgumentError,
+    ArgumentTypeError,
     DocumentDecodeError,
     DocumentTypeError,
     HashFuncError,
@@ -44,6 +46,8 @@ from nshash.stores.redis import HashDBRedis
 __version__ = "2.0.0"
 
 __all__ = [
+    "ArgumentError",
+    "ArgumentTypeError",
     "Decision",
     "DocumentDecodeError",
     "DocumentTypeError",

@@ -29,7 +29,7 @@ the same function and is tested against it).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from nshash.boilerplate import BOILERPLATE, FP, record_evidence, without_boilerplate
 from nshash.clusters import find_roots, merge
@@ -51,6 +51,7 @@ from nshash.sketch import (
     shared_chrome,
     to_entries,
 )
+from nshash.stores.view import StoreView
 
 SKETCH: Final = "sketch"
 #: Candidate clusters verified per document: the ones most sentences point to.
@@ -78,7 +79,7 @@ FRAME_ERRORS: Final = 1.0
 Decision = Match
 
 
-def assign(view: Any, features: Features, options: Options) -> Match:
+def assign(view: StoreView, features: Features, options: Options) -> Match:
     """Decide ``features``' cluster and record it in ``view`` (a store or a transaction view)."""
     if features.doc_key is None:  # empty: never matches anything, stores nothing
         return Match(int(view.allocate_id()), True, 0.0, ())
@@ -215,7 +216,7 @@ def members_score(features: Features, these: list[Member], those: list[Member]) 
     return best
 
 
-def load_members(view: Any, clusters: list[int], members: int) -> dict[int, list[Member]]:
+def load_members(view: StoreView, clusters: list[int], members: int) -> dict[int, list[Member]]:
     """The stored members (sketch and edge lines) of each cluster's first ``members`` documents."""
     if not clusters:
         return {}
@@ -234,7 +235,7 @@ def load_members(view: Any, clusters: list[int], members: int) -> dict[int, list
     return out
 
 
-def _add_member(view: Any, cluster: int, value: Member, members: int, known: list[Member] | None) -> None:
+def _add_member(view: StoreView, cluster: int, value: Member, members: int, known: list[Member] | None) -> None:
     """Keep ``value`` as one of the cluster's first ``members`` documents, if there is room."""
     if known is None:
         known = load_members(view, [cluster], members)[cluster]

@@ -10,6 +10,8 @@ it too, so code written against the built-ins keeps working.
     ├── DocumentTypeError      (also TypeError)   a document that is not str/bytes
     ├── DocumentDecodeError    (also ValueError)  bytes that are not valid UTF-8
     ├── MissingDependencyError (also ImportError) an optional extra is not installed
+    ├── ArgumentError          (also ValueError)  an argument out of its range (an id, a store key, a column)
+    ├── ArgumentTypeError      (also TypeError)   an argument of the wrong type
     ├── OptionError            (also ValueError)  an option out of its documented range
     │   └── UnknownOptionError (also TypeError)   an option name nshash does not know
     ├── HashFuncError          (also ValueError)  a hash function that cannot be identified
@@ -46,6 +48,14 @@ class DocumentDecodeError(NSHashError, ValueError):
 
 class MissingDependencyError(NSHashError, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
+
+
+class ArgumentError(NSHashError, ValueError):
+    """An argument outside its documented range: a cluster id, a store key or value, a column, a count."""
+
+
+class ArgumentTypeError(NSHashError, TypeError):
+    """An argument of the wrong type (a single document where a list is expected, a key that is not an int)."""
 
 
 class OptionError(NSHashError, ValueError):

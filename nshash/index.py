@@ -13,6 +13,7 @@ from nshash.errors import NotRemovableError, OptionsMismatchError, StoreCorruptE
 from nshash.keys import KEY, record, user_key, withdraw
 from nshash.match import Match
 from nshash.stores import HashDB, open_store
+from nshash.stores.view import StoreView
 from nshash.text import coerce_document
 from nshash.views import DryRun, Recorder
 
@@ -85,7 +86,7 @@ class Index:
                 self.store.close()
             raise
 
-    def _check_options(self, view: Any) -> None:
+    def _check_options(self, view: StoreView) -> None:
         """Record the options in a new store; refuse a store built with other ones."""
         raw = view.get_meta(_OPTIONS_KEY)
         if raw is None:
@@ -154,7 +155,7 @@ class Index:
         user = user_key(key)
         removable = self.removable
 
-        def decide(view: Any) -> Match:
+        def decide(view: StoreView) -> Match:
             known = view.get_many(KEY, [user])[0]
             if known is not None:
                 root = find_roots(view, [known])[known]
@@ -206,7 +207,7 @@ class Index:
         """
         user = user_key(key)
 
-        def withdraw_page(view: Any) -> None:
+        def withdraw_page(view: StoreView) -> None:
             known = view.get_many(KEY, [user])[0]
             if known is None:
                 raise UnknownKeyError(f"no page was added under the key {key!r}")
@@ -288,8 +289,8 @@ class Index:
     def _features(self, text: str) -> Any:
         raise NotImplementedError
 
-    def _decide(self, view: Any, features: Any) -> Match:
+    def _decide(self, view: StoreView, features: Any) -> Match:
         raise NotImplementedError
 
-    def _assign(self, view: Any, features: Any) -> int:
+    def _assign(self, view: StoreView, features: Any) -> int:
         return self._decide(view, features).similar_id

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Final, Optional, Union
 
 from nshash.errors import DocumentDecodeError, DocumentTypeError, NSHashError, missing_dependency
 from nshash.stores.base import HashDB
+from nshash.stores.view import StoreView
 from nshash.text import coerce_document
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ def _positive(name: str, value: object) -> int:
     return value
 
 
-def _assign_one(assign: Callable[[Any, Any], int], features: Any, view: Any) -> int:
+def _assign_one(assign: Callable[[Any, Any], int], features: Any, view: StoreView) -> int:
     return assign(view, features)
 
 
@@ -349,7 +350,7 @@ def _tqdm() -> Any:
 
 
 def _add_counts(store: HashDB, documents: int, highest_id: int) -> None:
-    def update(view: Any) -> None:
+    def update(view: StoreView) -> None:
         raw = view.get_meta(_COUNTS_KEY)
         counts = {"documents": 0, "highest_id": 0} if raw is None else json.loads(raw)
         counts["documents"] += documents

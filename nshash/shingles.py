@@ -32,6 +32,7 @@ from nshash.features import U64Array, check_tokenizer, features, mix64, mix64_ar
 from nshash.index import Index, positive_int
 from nshash.match import Match
 from nshash.stores import HashDB
+from nshash.stores.view import StoreView
 from nshash.text import coerce_document
 
 if TYPE_CHECKING:
@@ -297,7 +298,7 @@ class Shingles(Index):
         words = padded.view("<i8").tolist()
         return Signature(entry, band_keys.tolist(), digests, words)
 
-    def _agreements(self, view: Any, signature: Signature, candidates: list[int]) -> list[int]:
+    def _agreements(self, view: StoreView, signature: Signature, candidates: list[int]) -> list[int]:
         """Equal digests between ``signature`` and each candidate's stored signature."""
         import numpy as np
 
@@ -306,7 +307,7 @@ class Shingles(Index):
         stored = raw.view(np.uint8).reshape(len(candidates), -1)[:, : self.num_perm]
         return _agreements(signature.digests, stored).tolist()  # type: ignore[no-any-return]
 
-    def _decide(self, view: Any, signature: Signature | None) -> Match:
+    def _decide(self, view: StoreView, signature: Signature | None) -> Match:
         if signature is None:
             return Match(int(view.allocate_id()), True, 0.0, ())
         counts, candidates = read_buckets(view, signature.bands, self.bucket_size)

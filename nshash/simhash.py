@@ -30,6 +30,7 @@ from nshash.features import FEATURES, U64Array, check_tokenizer, features, mix64
 from nshash.index import Index, positive_int
 from nshash.match import Match
 from nshash.stores import HashDB
+from nshash.stores.view import StoreView
 from nshash.text import coerce_document
 
 if TYPE_CHECKING:
@@ -190,7 +191,7 @@ class SimHash(Index):
         require_numpy()
         super().__init__(name, hashdb, options, errors=errors, store_options=store_options, removable=removable)
 
-    def _check_options(self, view: Any) -> None:
+    def _check_options(self, view: StoreView) -> None:
         """Load a tf-idf table kept in the store, or keep the given one there; then check the options."""
         raw = view.get_meta(_IDF_META)
         if self._stored_idf is not None:
@@ -262,7 +263,7 @@ class SimHash(Index):
         # The table's number goes into the hash, so equal bits of two tables never share a bucket.
         return [mix64((fingerprint & mask) ^ salt) for mask, salt in zip(self._masks, self._salts)]
 
-    def _near(self, view: Any, fingerprint: int) -> tuple[list[int], list[int], list[int]]:
+    def _near(self, view: StoreView, fingerprint: int) -> tuple[list[int], list[int], list[int]]:
         """Bucket keys, their counters, and the stored fingerprints within ``k`` of ``fingerprint``."""
         keys = self._bucket_keys(fingerprint)
         counts, entries = read_buckets(view, keys, self.bucket_size)
@@ -286,7 +287,7 @@ class SimHash(Index):
         fingerprint = _check_fingerprint(fingerprint)
         return self.store.transaction(lambda view: self._assign(view, fingerprint))
 
-    def _decide(self, view: Any, fingerprint: int | None) -> Match:
+    def _decide(self, view: StoreView, fingerprint: int | None) -> Match:
         if fingerprint is None:
             # Nothing to compare: a document without words is its own cluster.
             return Match(int(view.allocate_id()), True, 0.0, ())

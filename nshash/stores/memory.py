@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 from nshash.errors import NSHashError, StoreCorruptError, StoreWriteError
 from nshash.migrate import check_07_name, refuse_07_memory
-from nshash.stores.base import TABLES, HashDB
+from nshash.stores.base import HashDB
 from nshash.stores.files import (
     check_file_name,
     lock_exclusive,
@@ -36,6 +36,7 @@ from nshash.stores.files import (
     write_atomically,
 )
 from nshash.stores.journal import Journal, read_log
+from nshash.stores.view import MAX_KEY, MIN_VALUE, TABLES, StoreView
 
 T = TypeVar("T")
 
@@ -50,10 +51,8 @@ _ID_BLOCK = 1024
 # Tables the C accelerator writes directly (HashDB.local_tables): their changes
 # are found at commit time instead of being recorded write by write.
 _SHARED = ("fp", "parent", "stat")
-_MAX_KEY = 2**64 - 1
 # A log entry of deletions names its table with this prefix (no table name starts with it).
 _DELETED = "-"
-_MIN_VALUE = -(2**63)
 
 # Stores still open at interpreter exit are saved then: crawler scripts that
 # never call close() must not lose their index (the original relied on __del__,
@@ -266,7 +265,7 @@ class HashDBMemory(HashDB):
                 self._shadow = {table: dict(self._tables[table]) for table in ("parent", "stat")}
         return self._tables
 
-    def transaction(self, func: Callable[[HashDB], T]) -> T:
+    def transaction(self, func: Callable[[StoreView], T]) -> T:
         # The base class's, inlined: this is on every document's path.
         if self._closed or self._log_failure is not None:
             self._check_open()
@@ -451,7 +450,7 @@ class HashDBMemory(HashDB):
             if not all(type(key) is str and type(value) is str for key, value in meta.items()):
                 raise TypeError("meta must map str to str")
             next_id = state["next_id"]
-            if type(next_id) is not int or not 1 <= next_id <= _MAX_KEY:
+            if type(next_id) is not int or not 1 <= next_id <= MAX_KEY:
                 raise ValueError(f"next_id {next_id!r} is not an id")
             generation = state.get("log_generation", 0)
             if type(generation) is not int or generation < 0:
@@ -548,9 +547,9 @@ def _check_table(table: Any, pairs: Any) -> None:
     # set(map(type, ...)) and min/max run in C: a million entries take milliseconds.
     if set(map(type, pairs)) != {int} or set(map(type, pairs.values())) != {int}:
         raise TypeError(f"table {table!r} holds keys or values that are not ints")
-    if min(pairs) < 0 or max(pairs) > _MAX_KEY:
+    if min(pairs) < 0 or max(pairs) > MAX_KEY:
         raise ValueError(f"table {table!r} holds a key outside 0..2**64-1")
-    if min(pairs.values()) < _MIN_VALUE or max(pairs.values()) > _MAX_KEY:
+    if min(pairs.values()) < MIN_VALUE or max(pairs.values()) > MAX_KEY:
         raise ValueError(f"table {table!r} holds a value outside the 64-bit range")
 
 

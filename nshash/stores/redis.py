@@ -41,7 +41,8 @@ from nshash.errors import (
     StoreError,
     missing_dependency,
 )
-from nshash.stores.base import TABLES, HashDB, check_table
+from nshash.stores.base import HashDB
+from nshash.stores.view import TABLES, StoreView, ViewBase, check_items, check_keys, check_table
 
 T = TypeVar("T")
 
@@ -77,11 +78,8 @@ class _Keys:
         self.shift = 64 - (buckets.bit_length() - 1)
 
     def locate(self, table: str, key: int) -> tuple[str, bytes]:
-        """The Redis hash and field holding ``key`` of ``table``."""
-        try:
-            field = _KEY.pack(key)
-        except struct.error:
-            raise ValueError(f"keys are unsigned 64-bit ints, got {key!r}") from None
+        """The Redis hash and field holding ``key`` of ``table`` (a key checked by :func:`check_keys`)."""
+        field = _KEY.pack(key)
         return f"{self.tag}:{table}:{((key * _MIX) & _MASK64) >> self.shift}", field
 
     def every(self) -> list[str]:
@@ -93,6 +91,8 @@ class _Keys:
 def _plan_reads(keys: _Keys, table: str, wanted: Iterable[int]) -> dict[str, list[tuple[int, bytes]]]:
     """Group ``wanted`` keys by the bucket hash that holds them (one HMGET per bucket)."""
     check_table(table)
+    wanted = list(wanted)
+    check_keys(wanted)
     plan: dict[str, list[tuple[int, bytes]]] = {}
     for key in wanted:
         bucket, field = keys.locate(table, key)
@@ -119,7 +119,7 @@ def _count_field(table: str) -> str:
     return f"count:{table}"
 
 
-class _View:
+class _View(ViewBase):
     """What ``func`` sees inside :meth:`HashDBRedis.transaction`.
 
     Reads WATCH the buckets they read (a concurrent change then aborts the
@@ -179,22 +179,15 @@ class _View:
     def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
         check_table(table)
         writes = self._writes.setdefault(table, {})
-        for key, value in items:
-            self._keys.locate(table, key)  # reject a bad key now, not at commit
+        for key, value in check_items(items):  # a bad key is rejected now, not at commit
             writes[key] = self._values[table, key] = int(value)
 
     def delete_many(self, table: str, keys: Sequence[int]) -> None:
         check_table(table)
+        check_keys(keys)
         writes = self._writes.setdefault(table, {})
         for key in keys:
-            self._keys.locate(table, key)
             writes[key] = self._values[table, key] = None
-
-    def get(self, table: str, key: int) -> int | None:
-        return self.get_many(table, [key])[0]
-
-    def put(self, table: str, key: int, value: int) -> None:
-        self.put_many(table, [(key, value)])
 
     def get_meta(self, key: str) -> str | None:
         if key not in self._meta_values:
@@ -412,7 +405,7 @@ class HashDBRedis(HashDB):
             raw = self._roundtrip([("HGET", self._keys.store, _count_field(table))])[0]
         return int(raw or 0)
 
-    def transaction(self, func: Callable[[Any], T]) -> T:
+    def transaction(self, func: Callable[[StoreView], T]) -> T:
         """Run ``func(view)`` atomically across all clients of the index.
 
         ``func`` may run more than once (after another client changed what it
