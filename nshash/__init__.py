@@ -32,6 +32,7 @@ from nshash.errors import (
     StoreLockedError,
     StoreNameError,
     StoreWriteError,
+    UnknownEncodingError,
     UnknownKeyError,
     UnknownOptionError,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "StoreLockedError",
     "StoreNameError",
     "StoreWriteError",
+    "UnknownEncodingError",
     "UnknownKeyError",
     "UnknownOptionError",
     "__version__",

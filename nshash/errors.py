@@ -13,7 +13,8 @@ it too, so code written against the built-ins keeps working.
     ├── ArgumentError          (also ValueError)  an argument out of its range (an id, a store key, a column)
     ├── ArgumentTypeError      (also TypeError)   an argument of the wrong type
     ├── OptionError            (also ValueError)  an option out of its documented range
-    │   └── UnknownOptionError (also TypeError)   an option name nshash does not know
+    │   ├── UnknownOptionError (also TypeError)   an option name nshash does not know
+    │   └── UnknownEncodingError (also LookupError) an encoding Python does not know
     ├── HashFuncError          (also ValueError)  a hash function that cannot be identified
     ├── InputError             (also ValueError)  a file of documents that cannot be read as asked
     ├── UnknownKeyError        (also KeyError)    remove() of a key no page was added under
@@ -64,6 +65,10 @@ class OptionError(NSHashError, ValueError):
 
 class UnknownOptionError(OptionError, TypeError):
     """An option name that the algorithm does not have."""
+
+
+class UnknownEncodingError(OptionError, LookupError):
+    """An ``encoding=`` (or ``--encoding``) that Python's codecs do not know."""
 
 
 class InputError(NSHashError, ValueError):

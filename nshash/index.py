@@ -9,7 +9,16 @@ from types import TracebackType
 from typing import Any, ClassVar, TypeVar
 
 from nshash.clusters import find_roots
-from nshash.errors import NotRemovableError, OptionsMismatchError, StoreCorruptError, UnknownKeyError
+from nshash.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    NotRemovableError,
+    NSHashError,
+    OptionError,
+    OptionsMismatchError,
+    StoreCorruptError,
+    UnknownKeyError,
+)
 from nshash.keys import KEY, record, user_key, withdraw
 from nshash.match import Match
 from nshash.stores import HashDB, open_store
@@ -26,15 +35,8 @@ _ERRORS = ("strict", "replace", "ignore", "surrogateescape", "backslashreplace")
 def _check_id(similar_id: int) -> int:
     # Ids are unsigned 64-bit keys in every store; anything else was never handed out.
     if not 1 <= similar_id < 2**64:
-        raise ValueError(f"similar ids are between 1 and 2**64 - 1, got {similar_id}")
+        raise ArgumentError(f"similar ids are between 1 and 2**64 - 1, got {similar_id}")
     return similar_id
-
-
-def positive_int(name: str, value: object, minimum: int = 1) -> int:
-    """Check an integer option at the boundary: ``ValueError`` naming it, never an assert."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, not {value!r}")
-    return value
 
 
 class Index:
@@ -68,12 +70,12 @@ class Index:
         removable: bool = False,
     ) -> None:
         if not isinstance(removable, bool):
-            raise TypeError(f"removable must be a bool, not {type(removable).__name__}")
+            raise ArgumentTypeError(f"removable must be a bool, not {type(removable).__name__}")
         self.removable = removable
         if name is not None and not isinstance(name, (str, os.PathLike)):
-            raise TypeError(f"name must be a str, a path or None, not {type(name).__name__}")
+            raise ArgumentTypeError(f"name must be a str, a path or None, not {type(name).__name__}")
         if errors not in _ERRORS:
-            raise ValueError(f"errors must be one of {', '.join(_ERRORS)}, not {errors!r}")
+            raise OptionError(f"errors must be one of {', '.join(_ERRORS)}, not {errors!r}")
         self.name = None if name is None else os.fspath(name)
         self.errors = errors
         self.options: dict[str, Any] = {"algorithm": self.algorithm, **options}
@@ -244,12 +246,19 @@ class Index:
         1
         """
         if isinstance(similar_id, bool) or not isinstance(similar_id, int):
-            raise TypeError(f"similar_id must be an int, not {type(similar_id).__name__}")
+            raise ArgumentTypeError(f"similar_id must be an int, not {type(similar_id).__name__}")
         return find_roots(self.store, [_check_id(similar_id)])[similar_id]
 
     def resolve_many(self, similar_ids: Sequence[int]) -> list[int]:
         """:meth:`resolve` for many ids at once."""
-        ids = [_check_id(int(i)) for i in similar_ids]
+        try:
+            ids = [_check_id(int(i)) for i in similar_ids]
+        except NSHashError:
+            raise
+        except ValueError as exc:  # int("x")
+            raise ArgumentError(f"similar ids are ints: {exc}") from exc
+        except TypeError as exc:  # int(None), or not iterable
+            raise ArgumentTypeError(f"similar_ids must be an iterable of ints: {exc}") from exc
         roots = find_roots(self.store, ids)
         return [roots[i] for i in ids]
 

@@ -157,7 +157,7 @@ def read_table(path: str, encoding: str = "utf-8") -> Table:
     Raises:
         InputError: missing or unreadable file, a directory, malformed rows (with line numbers).
         MissingDependencyError: Parquet or Excel without its extra, ``'auto'`` without ``nshash[detect]``.
-        LookupError: an unknown encoding.
+        UnknownEncodingError: an unknown encoding (a ``LookupError``).
     """
     if path != STDIO and os.path.isdir(path):
         check_input_path(path)
@@ -181,7 +181,7 @@ def check_input_path(path: str) -> None:
     >>> check_input_path(".")
     Traceback (most recent call last):
     ...
-    nshash.io.InputError: .: is a directory; give a file (JSONL, CSV, Parquet or Excel)
+    nshash.errors.InputError: .: is a directory; give a file (JSONL, CSV, Parquet or Excel)
     """
     if os.path.isdir(path):
         raise InputError(f"{path}: is a directory; give a file (JSONL, CSV, Parquet or Excel)")

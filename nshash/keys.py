@@ -19,6 +19,7 @@ from typing import Final
 import farmhash
 
 from nshash.buckets import from_value, to_value
+from nshash.errors import ArgumentTypeError
 from nshash.features import mix64
 from nshash.stores.view import StoreView
 
@@ -44,7 +45,7 @@ def user_key(key: object) -> int:
     elif isinstance(key, int) and not isinstance(key, bool):
         data = b"i" + str(key).encode()
     else:
-        raise TypeError(f"a key must be a str, bytes or int, not {type(key).__name__}")
+        raise ArgumentTypeError(f"a key must be a str, bytes or int, not {type(key).__name__}")
     return int(farmhash.fingerprint64(data))
 
 

@@ -28,9 +28,11 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from nshash.buckets import add_to_buckets, offset_keys, read_buckets
 from nshash.clusters import find_roots, merge
+from nshash.errors import OptionError
 from nshash.features import U64Array, check_tokenizer, features, mix64, mix64_array, require_numpy
-from nshash.index import Index, positive_int
+from nshash.index import Index
 from nshash.match import Match
+from nshash.options import positive_int
 from nshash.stores import HashDB
 from nshash.stores.view import StoreView
 from nshash.text import coerce_document
@@ -160,17 +162,17 @@ class Shingles(Index):
 
         self.w = positive_int("w", w)
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
-            raise ValueError(f"threshold must be a number in (0, 1], not {threshold!r}")
+            raise OptionError(f"threshold must be a number in (0, 1], not {threshold!r}")
         self.threshold = float(threshold)
         self.num_perm = positive_int("num_perm", num_perm)
         self.bands = choose_bands(self.num_perm, self.threshold) if bands is None else positive_int("bands", bands)
         if self.bands > self.num_perm:
-            raise ValueError(f"bands must be <= num_perm ({self.num_perm}), not {bands}")
+            raise OptionError(f"bands must be <= num_perm ({self.num_perm}), not {bands}")
         self.rows = self.num_perm // self.bands
         self.bucket_size = positive_int("bucket_size", bucket_size)
         self.tokenizer = check_tokenizer(tokenizer)
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an int, not {seed!r}")
+            raise OptionError(f"seed must be an int, not {seed!r}")
         self.seed = seed
         randoms = _splitmix(seed, 1 + self.num_perm * _PROBES)
         self._salt = np.uint64(randoms[0])

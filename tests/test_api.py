@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
 import subprocess
 import sys
+from pathlib import Path
 
 import nshash
 
@@ -37,3 +40,37 @@ def test_every_error_derives_from_nshash_error() -> None:
     assert issubclass(nshash.DocumentTypeError, TypeError)
     assert issubclass(nshash.OptionsMismatchError, ValueError)
     assert issubclass(nshash.MissingDependencyError, ImportError)
+
+
+# Built-in exceptions raised on purpose inside the package and translated where
+# they are caught, never reaching a caller: (module, function).
+_CAUGHT_INSIDE = {
+    ("nshash/stores/memory.py", "_load"),
+    ("nshash/stores/memory.py", "_check_table"),
+    ("nshash/stores/memory.py", "_check_acyclic"),
+    ("nshash/stores/memory.py", "_read_reservation"),
+    ("nshash/_accel.py", "_load"),
+}
+_BUILTIN_ERRORS = {
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, Exception)
+} - {"NotImplementedError", "AttributeError"}  # for subclass authors; the attribute protocol (hasattr)
+
+
+def test_the_package_raises_only_nshash_errors() -> None:
+    # Every error a caller can see is an NSHashError (argument errors also
+    # ValueError/TypeError): no module raises a bare built-in exception,
+    # except where it is caught and translated in the same module.
+    package = Path(nshash.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        relative = f"nshash/{path.relative_to(package).as_posix()}"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                    name = getattr(node.exc.func, "id", None)
+                    if name in _BUILTIN_ERRORS and (relative, function.name) not in _CAUGHT_INSIDE:
+                        found.append(f"{relative}:{node.lineno} {function.name}: raise {name}")
+    assert not found, "\n".join(found)

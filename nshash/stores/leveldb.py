@@ -185,8 +185,8 @@ class HashDBLeveldb(HashDB):
             raise os_error(exc, self.describe(), "opening") from exc
         self._db: Any = self._open(create)
         try:
-            self._check_format(create)
-            raw = self._db.get(_NEXT_ID)
+            self._run(lambda: self._check_format(create))
+            raw = self._run(lambda: self._db.get(_NEXT_ID))
             self._next_id = int(raw) if raw is not None else 1
         except BaseException:
             self._db.close()
@@ -309,9 +309,9 @@ class HashDBLeveldb(HashDB):
     def _run(self, operation: Callable[[], T]) -> T:
         """``operation()``, with plyvel's errors translated (and LevelDB reopened after a failed write)."""
         with self._lock:
-            if self._broken:
-                self._recover()
             try:
+                if self._broken:
+                    self._recover()
                 return operation()
             except self._plyvel.CorruptionError as exc:
                 raise StoreCorruptError(

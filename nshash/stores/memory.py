@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from nshash.errors import NSHashError, StoreCorruptError, StoreWriteError
+from nshash.errors import NSHashError, OptionError, StoreCorruptError, StoreWriteError
 from nshash.migrate import check_07_name, refuse_07_memory
 from nshash.stores.base import HashDB
 from nshash.stores.files import (
@@ -129,11 +129,11 @@ class HashDBMemory(HashDB):
     ) -> None:
         super().__init__()
         if save_every is not None and (not isinstance(save_every, int) or save_every < 1):
-            raise ValueError(f"save_every must be a positive int or None, not {save_every!r}")
+            raise OptionError(f"save_every must be a positive int or None, not {save_every!r}")
         if log_interval is not None and (
             isinstance(log_interval, bool) or not isinstance(log_interval, (int, float)) or not log_interval > 0
         ):
-            raise ValueError(f"log_interval must be a number of seconds > 0 or None, not {log_interval!r}")
+            raise OptionError(f"log_interval must be a number of seconds > 0 or None, not {log_interval!r}")
         self.path = Path(path) if path is not None else None
         self.save_every = save_every
         self.log_interval = log_interval if self.path is not None else None

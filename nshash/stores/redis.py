@@ -34,6 +34,8 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from nshash.errors import (
+    ArgumentTypeError,
+    OptionError,
     OptionsMismatchError,
     StoreConnectionError,
     StoreCorruptError,
@@ -328,17 +330,17 @@ class HashDBRedis(HashDB):
     ) -> None:
         super().__init__()
         if not isinstance(url, str):
-            raise TypeError(f"url must be a str such as 'redis://localhost:6379/0', not {type(url).__name__}")
+            raise ArgumentTypeError(f"url must be a str such as 'redis://localhost:6379/0', not {type(url).__name__}")
         if not isinstance(prefix, str) or not prefix:
-            raise ValueError(f"prefix must be a non-empty str, not {prefix!r}")
+            raise OptionError(f"prefix must be a non-empty str, not {prefix!r}")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise ValueError(f"timeout must be a number of seconds > 0, not {timeout!r}")
+            raise OptionError(f"timeout must be a number of seconds > 0, not {timeout!r}")
         if isinstance(max_conflicts, bool) or not isinstance(max_conflicts, int) or max_conflicts < 0:
-            raise ValueError(f"max_conflicts must be an int >= 0, not {max_conflicts!r}")
+            raise OptionError(f"max_conflicts must be an int >= 0, not {max_conflicts!r}")
         if buckets is not None and (
             isinstance(buckets, bool) or not isinstance(buckets, int) or not 1 <= buckets <= 2**20 or not _pow2(buckets)
         ):
-            raise ValueError(f"buckets must be a power of two between 1 and 2**20, not {buckets!r}")
+            raise OptionError(f"buckets must be a power of two between 1 and 2**20, not {buckets!r}")
         try:
             import redis
         except ImportError as exc:
@@ -347,8 +349,15 @@ class HashDBRedis(HashDB):
         self.max_conflicts = max_conflicts
         #: Transactions retried because another client changed what they read (for monitoring).
         self.conflicts = 0
-        self._url = _without_password(url)
-        self._pool: Any = redis.ConnectionPool.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+        try:
+            self._url = _without_password(url)
+            self._pool: Any = redis.ConnectionPool.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+        except ValueError as exc:  # a bad port, or redis-py's own check of the URL's scheme and parts
+            # Not the URL itself in the message: it may hold a password.
+            raise OptionError(
+                f"url is not a Redis URL ({exc}); use redis://[:password@]host:port/db, rediss://... "
+                "or unix:///path/to/socket?db=0"
+            ) from exc
         self._server = _server_name(self._pool.connection_kwargs)
         # Everything but an error reply means the connection can no longer be trusted.
         self._connection_errors = (redis.RedisError, OSError)
