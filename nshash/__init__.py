@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from nshash.algorithms import open
 from nshash.core import NSHash
 from nshash.decide import Decision
 from nshash.errors import (
@@ -16,6 +17,7 @@ from nshash.errors import (
     DocumentDecodeError,
     DocumentTypeError,
     HashFuncError,
+    IndexNotFoundError,
     InputError,
     LegacyStoreError,
     MissingDependencyError,
@@ -58,6 +60,7 @@ __all__ = [
     "HashDBRedis",
     "HashFuncError",
     "Index",
+    "IndexNotFoundError",
     "InputError",
     "LegacyStoreError",
     "Match",
@@ -82,6 +85,7 @@ __all__ = [
     "UnknownKeyError",
     "UnknownOptionError",
     "__version__",
+    "open",
     "register_store",
     "similar_ids",
 ]

@@ -29,29 +29,22 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
+from nshash.algorithms import ALGORITHMS, algorithm_class, check_options
+from nshash.algorithms import DEFAULT as DEFAULT_ALGORITHM
+from nshash.algorithms import open as open_index
 from nshash.encoding import check_encoding, decode_bytes
 from nshash.errors import (
     MissingDependencyError,
     NSHashError,
     OptionError,
-    OptionsMismatchError,
     StoreError,
     StoreLockedError,
 )
 from nshash.index import Index
 from nshash.io import STDIO, InputError, read_table, write_table
 from nshash.log import get_logger
-from nshash.stores import HashDB, open_store
 
 log = get_logger(__name__)
-
-#: ``--algorithm`` choices: name -> ``"module:Class"`` of an :class:`~nshash.Index`
-#: subclass, imported only when chosen.  A new algorithm adds one line here.
-ALGORITHMS: dict[str, str] = {
-    "nshash": "nshash.core:NSHash",
-    "shingles": "nshash.shingles:Shingles",
-    "simhash": "nshash.simhash:SimHash",
-}
 
 #: Exit codes (also listed in ``nshash --help``).
 EXIT_OK: Final = 0
@@ -61,11 +54,6 @@ EXIT_DEPENDENCY: Final = 3  # an optional extra is not installed
 EXIT_STORE: Final = 4  # the index: missing, locked, corrupt, built with other options
 EXIT_INTERRUPTED: Final = 130
 
-# Where the file-backed stores keep an index called NAME; an index that is
-# only read (explain, stats) must exist, and looking must not create it.
-_STORE_PATHS: Final = {"memory": "{}.hashdb.pkl", "leveldb": "{}.hashdb"}
-# Options that are recorded with an index but are not constructor arguments.
-_RECORDED_ONLY: Final = ("algorithm", "version")
 # Fields of NSHash.explain rows that hold fingerprints.
 _HEX_FIELDS: Final = ("fingerprint", "fingerprints", "keys")
 # Below this many documents a progress bar would only flicker.
@@ -314,77 +302,22 @@ def _open_index(
     """The index ``name`` opened with the options it was built with (plus ``options``, which must agree).
 
     A new index uses ``algorithm`` and ``options``; an existing one its
-    recorded algorithm, so ``nshash stats`` needs no options repeated.
+    recorded algorithm (:func:`nshash.open`), so ``nshash stats`` needs no options repeated.
     """
     if name is None:
-        cls = _algorithm(algorithm or "nshash")
-        index = cls(None, hashdb=kind, **_constructor_options(cls, options), store_options=store_options or None)
-        try:
-            yield index
-        finally:
-            index.close()
-        return
-    if not create and kind in _STORE_PATHS and not os.path.exists(_STORE_PATHS[kind].format(name)):
-        raise StoreError(f"no nshash index {name!r} in store {kind!r} (looked for {_STORE_PATHS[kind].format(name)})")
-    store: HashDB = open_store(kind, name, store_options)
+        cls = algorithm_class(algorithm or DEFAULT_ALGORITHM)
+        index = cls(None, hashdb=kind, **check_options(cls, options), store_options=store_options or None)
+    else:
+        index = open_index(
+            name, kind, store_options=store_options or None, algorithm=algorithm, create=create, **options
+        )
     try:
-        recorded = _recorded_options(store, name)
-        if recorded is None:
-            if not create:
-                raise StoreError(f"{store.describe()} holds no nshash index {name!r}")
-            cls = _algorithm(algorithm or "nshash")
-            given = options
-        else:
-            built_with = str(recorded.get("algorithm"))
-            if algorithm is not None and algorithm != built_with:
-                raise OptionsMismatchError(
-                    f"index {name!r} was built with --algorithm {built_with}, not {algorithm}; use another --name"
-                )
-            cls = _algorithm(built_with)
-            # The recorded options, and the given ones on top: the index refuses any that differ.
-            given = {key: value for key, value in recorded.items() if key not in _RECORDED_ONLY} | options
-        # The index gets the open store, so a large memory store is loaded once.
-        log.info("opened %s (%s)", store.describe(), "existing index" if recorded is not None else "new index")
-        yield cls(name, hashdb=store, **_constructor_options(cls, given))
+        yield index
     finally:
-        closed = not store.closed
-        store.close()
-        if closed:
-            log.info("saved and closed %s", store.describe())
-
-
-def _recorded_options(store: HashDB, name: str) -> dict[str, Any] | None:
-    raw = store.get_meta("options")
-    if raw is None:
-        return None
-    try:
-        recorded = json.loads(raw)
-    except ValueError:
-        recorded = None
-    if not isinstance(recorded, dict):
-        raise StoreError(f"index {name!r} in {store.describe()} has unreadable options {raw!r}")
-    return recorded
-
-
-def _algorithm(name: str) -> type[Index]:
-    try:
-        target = ALGORITHMS[name]
-    except KeyError:
-        raise UsageError(f"unknown algorithm {name!r}; choose one of: {', '.join(sorted(ALGORITHMS))}") from None
-    module, _, attr = target.partition(":")
-    cls = getattr(importlib.import_module(module), attr)
-    if not (isinstance(cls, type) and issubclass(cls, Index)):
-        raise UsageError(f"algorithm {name!r} ({target}) is not an nshash Index")
-    return cls
-
-
-def _constructor_options(cls: type[Index], options: dict[str, Any]) -> dict[str, Any]:
-    accepted = [*inspect.signature(cls).parameters, *getattr(cls, "option_names", ())]
-    unknown = sorted(set(options) - set(accepted) - {"name", "hashdb", "store_options", "options"})
-    if unknown:
-        known = ", ".join(p for p in accepted if p not in ("name", "hashdb", "store_options", "errors", "options"))
-        raise UsageError(f"unknown option(s) {', '.join(unknown)} for {cls.__name__}; options: {known}")
-    return options
+        was_open = not index.store.closed
+        index.close()
+        if name is not None and was_open:
+            log.info("saved and closed %s", index.store.describe())
 
 
 # -- formatting and parsing ------------------------------------------------------------------

@@ -24,6 +24,7 @@ it too, so code written against the built-ins keeps working.
         ├── StoreCorruptError                      unreadable, corrupt or foreign data
         │   ├── StoreDataLostError                 a server (Redis) lost data it had acknowledged
         │   └── LegacyStoreError                   a store written by nshash 0.7: rebuild it
+        ├── IndexNotFoundError                     nshash.open() found no index under that name
         ├── StoreLockedError                       another process holds the store
         ├── StoreForkedError                       used in a child forked after the store was opened
         ├── StoreConnectionError                   a server (Redis) cannot be reached
@@ -110,6 +111,10 @@ class LegacyStoreError(StoreCorruptError):
     The message says why and how to rebuild the index.  A ``StoreCorruptError``,
     which is what such a file raised before it was recognised.
     """
+
+
+class IndexNotFoundError(StoreError):
+    """:func:`nshash.open` found no index under that name (and ``create`` was not set)."""
 
 
 class StoreLockedError(StoreError):

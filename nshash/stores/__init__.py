@@ -15,20 +15,35 @@ from nshash.errors import ArgumentError, ArgumentTypeError, NSHashError, StoreNa
 from nshash.stores.base import TABLES, HashDB
 from nshash.stores.leveldb import HashDBLeveldb
 from nshash.stores.memory import HashDBMemory
+from nshash.stores.view import StoreView
 
 StoreFactory = Callable[..., HashDB]
 
 
+# Where the file-backed kinds keep the index called NAME: the one place that says so.
+_PATHS: dict[str, str] = {"memory": "{}.hashdb.pkl", "leveldb": "{}.hashdb"}
+
+
+def store_path(kind: str, name: str | os.PathLike[str]) -> str | None:
+    """The file or directory where ``hashdb=kind`` keeps the index ``name``; ``None`` for other kinds (servers).
+
+    >>> store_path("leveldb", "news"), store_path("redis", "news")
+    ('news.hashdb', None)
+    """
+    pattern = _PATHS.get(kind)
+    return None if pattern is None else pattern.format(os.fspath(name))
+
+
 def _memory(name: str | None, **options: Any) -> HashDB:
     _check_name(name)
-    return HashDBMemory(None if name is None else f"{name}.hashdb.pkl", **options)
+    return HashDBMemory(None if name is None else store_path("memory", name), **options)
 
 
 def _leveldb(name: str | None, **options: Any) -> HashDB:
     if name is None:
         raise ArgumentError("hashdb='leveldb' needs a name: its directory is '<name>.hashdb'")
     _check_name(name)
-    return HashDBLeveldb(f"{name}.hashdb", **options)
+    return HashDBLeveldb(f"{store_path('leveldb', name)}", **options)
 
 
 def _redis(name: str | None, **options: Any) -> HashDB:
@@ -80,4 +95,13 @@ def open_store(hashdb: str | HashDB, name: str | None, store_options: dict[str, 
     raise ArgumentTypeError(f"hashdb must be a store name or a HashDB object, not {type(hashdb).__name__}")
 
 
-__all__ = ["TABLES", "HashDB", "HashDBLeveldb", "HashDBMemory", "open_store", "register_store"]
+__all__ = [
+    "TABLES",
+    "HashDB",
+    "HashDBLeveldb",
+    "HashDBMemory",
+    "StoreView",
+    "open_store",
+    "register_store",
+    "store_path",
+]
