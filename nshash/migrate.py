@@ -133,7 +133,7 @@ def check_07_name(path: str | os.PathLike[str]) -> None:
     old = Path(f"{os.fspath(path)}.hashdb.pkl")
     if not old.is_file():
         return
-    from nshash.stores.memory import read_state
+    from nshash.stores.memory_format import read_state
 
     hint = (
         f"HashDBMemory takes the file's path since 2.0 (0.7 added '.hashdb.pkl'; "

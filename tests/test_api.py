@@ -45,10 +45,10 @@ def test_every_error_derives_from_nshash_error() -> None:
 # Built-in exceptions raised on purpose inside the package and translated where
 # they are caught, never reaching a caller: (module, function).
 _CAUGHT_INSIDE = {
-    ("nshash/stores/memory.py", "_load"),
-    ("nshash/stores/memory.py", "_check_table"),
-    ("nshash/stores/memory.py", "_check_acyclic"),
-    ("nshash/stores/memory.py", "_read_reservation"),
+    ("nshash/stores/memory_format.py", "check_state"),
+    ("nshash/stores/memory_format.py", "check_table"),
+    ("nshash/stores/memory_format.py", "check_acyclic"),
+    ("nshash/stores/memory_format.py", "read_reservation"),
     ("nshash/_accel.py", "_load"),
 }
 _BUILTIN_ERRORS = {
