@@ -20,6 +20,7 @@ from nshash.errors import (
     UnknownKeyError,
 )
 from nshash.keys import KEY, record, user_key, withdraw
+from nshash.many import get_similar_many
 from nshash.match import Match
 from nshash.stores import HashDB, open_store
 from nshash.stores.view import StoreView
@@ -233,8 +234,6 @@ class Index:
         >>> nshash.NSHash().get_similar_many([text, "Another long sentence.", text])
         [1, 2, 1]
         """
-        from nshash.many import get_similar_many
-
         return get_similar_many(self, docs, workers=workers, progress=progress)
 
     def resolve(self, similar_id: int) -> int:

@@ -44,7 +44,7 @@ from nshash.stores.base import HashDB
 from nshash.stores.view import StoreView
 from nshash.text import coerce_document
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for annotations only: index.py imports this module, never the other way round
     from nshash.index import Index
 
 #: Documents per unit of work: large enough that a round trip to a worker is

@@ -74,3 +74,59 @@ def test_the_package_raises_only_nshash_errors() -> None:
                     if name in _BUILTIN_ERRORS and (relative, function.name) not in _CAUGHT_INSIDE:
                         found.append(f"{relative}:{node.lineno} {function.name}: raise {name}")
     assert not found, "\n".join(found)
+
+
+def _package_modules() -> dict[str, Path]:
+    package = Path(nshash.__file__).parent
+    modules = {}
+    for path in package.rglob("*.py"):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def test_no_package_module_is_over_500_lines() -> None:
+    # A module past ~500 lines is holding more than one thing (STYLE.md).
+    long = {name: n for name, path in _package_modules().items() if (n := len(path.read_text().splitlines())) > 500}
+    assert not long
+
+
+def test_package_modules_import_each_other_without_cycles() -> None:
+    # Counting imports inside functions too (a lazy import hides a cycle, it does
+    # not remove it); those under `if TYPE_CHECKING:` are for annotations only.
+    modules = _package_modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {
+            id(node)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+            for node in ast.walk(block)
+        }
+        imported = set()
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported |= {f"{node.module}.{alias.name}" for alias in node.names} | {node.module}
+            elif isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+        # Not the package itself: `nshash/__init__.py` imports everything by design.
+        graph[name] = {other for other in imported if other in modules and other not in (name, "nshash")}
+    cycles = []
+    done: set[str] = set()
+
+    def visit(name: str, path: list[str]) -> None:
+        if name in path:
+            cycles.append(" -> ".join([*path[path.index(name) :], name]))
+            return
+        if name in done:
+            return
+        for other in sorted(graph[name]):
+            visit(other, [*path, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+    assert not cycles

@@ -173,7 +173,7 @@ class HashDBMemory(HashDB):
         if path.exists():
             self._load(path)
         else:
-            check_07_name(path)
+            check_07_name(path, read_state)
         log_path = log_file_path(path)
         found = read_log(log_path)
         if found is not None and found[0] == self._generation:
