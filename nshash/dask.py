@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from nshash.batch import all_features, cluster_features, new_index
-from nshash.errors import missing_dependency
+from nshash.errors import ArgumentError, ArgumentTypeError, missing_dependency
 
 
 def _dask() -> tuple[Any, Any]:
@@ -40,15 +40,15 @@ def _partition_features(texts: Any, options: dict[str, Any]) -> tuple[list[Any],
 def _text_series(data: Any, column: str | None, dd: Any) -> Any:
     if isinstance(data, dd.DataFrame):
         if column is None:
-            raise ValueError(f"pass column= to say which column holds the texts (columns: {list(data.columns)})")
+            raise ArgumentError(f"pass column= to say which column holds the texts (columns: {list(data.columns)})")
         if column not in data.columns:
-            raise ValueError(f"no column {column!r}; columns: {list(data.columns)}")
+            raise ArgumentError(f"no column {column!r}; columns: {list(data.columns)}")
         return data[column]
     if isinstance(data, dd.Series):
         if column is not None:
-            raise ValueError("column= is for a Dask DataFrame; this is a Series")
+            raise ArgumentError("column= is for a Dask DataFrame; this is a Series")
         return data
-    raise TypeError(f"data must be a Dask DataFrame or Series, not {type(data).__name__}")
+    raise ArgumentTypeError(f"data must be a Dask DataFrame or Series, not {type(data).__name__}")
 
 
 def similar_ids(data: Any, column: str | None = None, **options: Any) -> Any:

@@ -29,7 +29,7 @@ the same function and is tested against it).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from nshash._accel import speedups
 from nshash.boilerplate import BOILERPLATE, FP, record_evidence, without_boilerplate
@@ -52,6 +52,7 @@ from nshash.sketch import (
     shared_chrome,
     to_entries,
 )
+from nshash.stores.view import StoreView
 
 SKETCH: Final = "sketch"
 #: Candidate clusters verified per document: the ones most sentences point to.
@@ -86,7 +87,7 @@ FRAME_ERRORS: Final = 1.0
 Decision = Match
 
 
-def assign(view: Any, features: Features, options: Options) -> Match:
+def assign(view: StoreView, features: Features, options: Options) -> Match:
     """Decide ``features``' cluster and record it in ``view`` (a store or a transaction view)."""
     if features.doc_key is None:  # empty: never matches anything, stores nothing
         return Match(int(view.allocate_id()), True, 0.0, ())
@@ -243,7 +244,7 @@ def verify_clusters(
     return [(verify_score(features, these), len(these)) for these in found]
 
 
-def load_entries(view: Any, clusters: list[int], members: int) -> list[int | None]:
+def load_entries(view: StoreView, clusters: list[int], members: int) -> list[int | None]:
     """The stored entries of each cluster's first ``members`` documents (:data:`~nshash.sketch.ENTRIES` each)."""
     if not clusters:
         return []
@@ -265,7 +266,7 @@ def members_at(entries: list[int | None], index: int, members: int) -> list[Memb
     return found
 
 
-def load_members(view: Any, clusters: list[int], members: int) -> dict[int, list[Member]]:
+def load_members(view: StoreView, clusters: list[int], members: int) -> dict[int, list[Member]]:
     """The stored members (sketch and edge lines) of each cluster's first ``members`` documents."""
     entries = load_entries(view, clusters, members)
     return {cluster: members_at(entries, index, members) for index, cluster in enumerate(clusters)}
@@ -278,7 +279,7 @@ def stored_form(features: Features) -> list[int]:
     return to_entries(Member(features.sketch, line_filter(features.line_keys)))
 
 
-def _add_member(view: Any, cluster: int, features: Features, members: int, known: int | None) -> None:
+def _add_member(view: StoreView, cluster: int, features: Features, members: int, known: int | None) -> None:
     """Keep the document as one of the cluster's first ``members`` documents, if there is room."""
     if known is None:
         known = len(load_members(view, [cluster], members)[cluster])

@@ -269,6 +269,17 @@ def test_leveldb_store_on_a_full_disk(small_disk: Path) -> None:
     with pytest.raises(nshash.StoreWriteError, match=r"HashDBLeveldb.*no space left.*free disk space"):
         for start in range(0, 10**6, 1000):
             store.put_many("fp", [(key, key) for key in range(start, start + 1000)])
+    # Every write, whatever its form, fails the same way while the disk is full.
+    writes = {
+        "put_many": lambda: store.put_many("fp", [(key, key) for key in range(10**6, 10**6 + 5000)]),
+        "delete_many": lambda: store.delete_many("fp", list(range(5000))),
+        "set_meta": lambda: store.set_meta("note", "x" * 100_000),
+        "transaction": lambda: store.transaction(lambda view: view.put_many("sig", [(k, k) for k in range(5000)])),
+    }
+    for name, write in writes.items():
+        with pytest.raises(nshash.StoreWriteError, match="no space left") as caught:
+            write()
+        assert isinstance(caught.value, OSError), name
     ballast.unlink()
     store.put_many("fp", [(2, 2)])  # reopened by itself once there is space again
     assert store.get_many("fp", [1, 2]) == [1, 2]
