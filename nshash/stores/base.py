@@ -151,15 +151,6 @@ class HashDB(ViewBase, ABC):
         with self._lock:
             return func(self)
 
-    def local_tables(self) -> dict[str, dict[int, int]] | None:
-        """The dicts that hold the tables, when this store keeps them in this process; else ``None``.
-
-        Optional.  An algorithm with a C fast path then reads and writes them
-        directly, inside :meth:`transaction` only, instead of through
-        :meth:`get_many`/:meth:`put_many` (what the memory store does).
-        """
-        return None
-
     def flush(self) -> None:
         """Make everything written so far durable (a no-op where writes already are)."""
         self._check_open()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import atexit
 import io
-import itertools
 import logging
 import os
 import sys
@@ -52,9 +51,6 @@ T = TypeVar("T")
 
 # Ids reserved on disk at a time: one small fsync per this many new clusters.
 _ID_BLOCK = 1024
-# Tables the C accelerator writes directly (HashDB.local_tables): their changes
-# are found at commit time instead of being recorded write by write.
-_SHARED = ("fp", "parent", "stat")
 
 # Stores still open at interpreter exit are saved then: crawler scripts that
 # never call close() must not lose their index (the original relied on __del__,
@@ -139,14 +135,11 @@ class HashDBMemory(HashDB):
         self._reserved = 1
         self._writes_since_save = 0
         self._lock_file: io.BufferedWriter | None = None
-        # The log: writes since the last commit, and what the C path's direct writes are compared with.
+        # The log: writes since the last commit.
         self._journal: Journal | None = None
         self._generation = 0
         self._pending: list[tuple[str, list[tuple[int, int]]]] = []
         self._pending_meta: dict[str, str] = {}
-        self._shared = False
-        self._logged_len: dict[str, int] = {}
-        self._shadow: dict[str, dict[int, int]] = {}
         self._log_failure: BaseException | None = None
         self._logged_next_id = 1
         self._committer: threading.Thread | None = None
@@ -244,22 +237,6 @@ class HashDBMemory(HashDB):
         self._check_open()
         return self._next_id - 1
 
-    def local_tables(self) -> dict[str, dict[int, int]] | None:
-        # A subclass that changes how tables are read or written must be called, not bypassed.
-        cls = type(self)
-        if cls._get_many is not HashDBMemory._get_many or cls._put_many is not HashDBMemory._put_many:
-            return None
-        if self._journal is not None and not self._shared:
-            with self._lock:
-                # From now on the C path writes these dicts directly, unseen by
-                # _put_many: commits find new keys at the end of each dict (a dict
-                # keeps insertion order and this store never deletes) and changed
-                # ones by comparing with a copy (see _changes).
-                self._shared = True
-                self._logged_len = {table: len(self._tables[table]) for table in _SHARED}
-                self._shadow = {table: dict(self._tables[table]) for table in ("parent", "stat")}
-        return self._tables
-
     def transaction(self, func: Callable[[StoreView], T]) -> T:
         # The base class's, inlined: this is on every document's path.
         if self._closed or self._log_failure is not None:
@@ -319,29 +296,6 @@ class HashDBMemory(HashDB):
         pending, self._pending = self._pending, []
         meta, self._pending_meta = self._pending_meta, {}
         entries: list[tuple[str, list[tuple[int, int]]]] = list(pending)
-        if self._shared:
-            tables = self._tables
-            for table in _SHARED:
-                current = tables[table]
-                new = len(current) - self._logged_len[table]
-                if new:
-                    entries.append((table, list(itertools.islice(reversed(current.items()), new))))
-                    self._logged_len[table] = len(current)
-            # Values the C path overwrote: evidence counts, and the links of
-            # merged clusters (compared with a copy, O(table) per commit: these
-            # tables are small next to fp).  The only keys it overwrites in fp
-            # are marked boilerplate in the same step as their evidence count
-            # changes; tests/test_reliability_memory.py checks the replayed
-            # tables equal the live ones.
-            for table, shadow in self._shadow.items():
-                get = shadow.get
-                changed = [(key, value) for key, value in tables[table].items() if get(key) != value]
-                if changed:
-                    shadow.update(changed)
-                    entries.append((table, changed))
-                    if table == "stat":
-                        fp = tables["fp"]
-                        entries.append(("fp", [(key, fp[key]) for key, _ in changed if key in fp]))
         if not entries and not meta and self._next_id == self._logged_next_id:
             return None
         self._logged_next_id = self._next_id
