@@ -197,7 +197,7 @@ class HashDBMemory(HashDB):
     # -- protocol ------------------------------------------------------------
     def _get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         get = self._tables[table].get
-        return [get(key) for key in keys]
+        return list(map(get, keys))
 
     def _put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
         if self._journal is None:
