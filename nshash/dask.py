@@ -24,7 +24,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from nshash.batch import all_features, assign_all, new_index, number_components
-from nshash.errors import NSHashError, missing_dependency
+from nshash.errors import ArgumentError, ArgumentTypeError, NSHashError, missing_dependency
 
 if TYPE_CHECKING:
     from nshash.fingerprint import Features
@@ -136,15 +136,15 @@ def _with_ids(texts: Any, end: Any, ids: Any) -> Any:
 def _text_series(data: Any, column: str | None, dd: Any) -> Any:
     if isinstance(data, dd.DataFrame):
         if column is None:
-            raise ValueError(f"pass column= to say which column holds the texts (columns: {list(data.columns)})")
+            raise ArgumentError(f"pass column= to say which column holds the texts (columns: {list(data.columns)})")
         if column not in data.columns:
-            raise ValueError(f"no column {column!r}; columns: {list(data.columns)}")
+            raise ArgumentError(f"no column {column!r}; columns: {list(data.columns)}")
         return data[column]
     if isinstance(data, dd.Series):
         if column is not None:
-            raise ValueError("column= is for a Dask DataFrame; this is a Series")
+            raise ArgumentError("column= is for a Dask DataFrame; this is a Series")
         return data
-    raise TypeError(f"data must be a Dask DataFrame or Series, not {type(data).__name__}")
+    raise ArgumentTypeError(f"data must be a Dask DataFrame or Series, not {type(data).__name__}")
 
 
 def similar_ids(data: Any, column: str | None = None, *, progress: bool = False, **options: Any) -> Any:
