@@ -248,8 +248,9 @@ def render(args: argparse.Namespace, chars: int, local: dict[str, Any], dask: di
         f"files (see the script) in {dask['partitions']} Parquet files read with "
         '`dd.read_parquet("pages/*.parquet")` (unknown divisions); '
         f"`LocalCluster(n_workers={args.workers}, processes=True, threads_per_worker=1)`; each run in its "
-        "own process. Local batch: `nshash.similar_ids` on the list read with `pd.read_parquet` "
-        '(reading not timed). Dask: `nshash.dask.similar_ids(ddf, column="content").compute()`, reading included.',
+        "own process. Local batch: what `nshash.similar_ids` runs on the list read with `pd.read_parquet` "
+        "(its two steps timed apart; reading not timed). "
+        'Dask: `nshash.dask.similar_ids(ddf, column="content").compute()`, reading included.',
         f"Identical ids: **{'yes' if same else 'NO'}**.",
         "",
         "| run | wall time (s) | pages/s | vs local batch | peak RSS of the process (MB) | growth a page |",
@@ -278,7 +279,8 @@ def render(args: argparse.Namespace, chars: int, local: dict[str, Any], dask: di
         "(that is what makes the ids those of local batch), overlapped with the workers' next "
         "partitions. Its ceiling is therefore the assignment alone: "
         f"{local['seconds'] / local['assign_seconds']:.2f}x local batch here, with every other core "
-        "free; a faster assignment (the decision in C) raises it.",
+        "free. On this machine the driver and the workers share 2 cores (with other jobs), so the "
+        "workers' features slow the driver's assignment down instead of running beside it.",
     ]
     return "\n".join(lines) + "\n"
 
