@@ -21,6 +21,13 @@ from setuptools import Extension, setup
 HERE = Path(__file__).resolve().parent
 PACKAGE = HERE / "nshash"
 CONSTANTS = {"GRAM": "GRAM", "SLOTS": "SLOTS", "_SLOT_SHIFT": "SLOT_SHIFT", "_PRIME": "PRIME"}
+VERIFY = {
+    "sketch": (
+        *("_SLOT_BITS", "EDGE_REST", "BLOOM_BITS", "_BLOOM_PROBES", "_PROBE_BITS", "_LIST_LINES", "_LIST_GRAMS"),
+        *("_GAP_GRAMS", "MAX_MEMBERS", "_CLUSTER_SHIFT", "_MEMBER_SHIFT"),
+    ),
+    "decide": ("SIZE_RATIO", "SIZE_RATIO_CONTAINMENT", "SIZE_RATIO_GRAMS", "FRAME_ERRORS"),
+}
 CHROME = ("CHROME_MIN_LINES", "CHROME_SHORT", "CHROME_SEGMENTS", "CHROME_RUN", "WRAP_MIN", "CHROME_KEEP")
 
 
@@ -53,9 +60,14 @@ def module_values(name: str) -> dict[str, Any]:
 
 def write_constants() -> None:
     values = module_values("sketch")
-    lines = ["/* Written by setup.py from nshash/sketch.py: do not edit. */"]
+    lines = ["/* Written by setup.py from nshash/sketch.py and nshash/decide.py: do not edit. */"]
     for name, macro in CONSTANTS.items():
         lines.append(f"#define {macro} {values[name]}{'ULL' if macro == 'PRIME' else ''}")
+    # Verification (nshash/_verify.h): floats as repr writes them, which C reads back exactly.
+    for module, names in VERIFY.items():
+        found = module_values(module)
+        for name in names:
+            lines.append(f"#define {name.lstrip('_')} {found[name]!r}")
     (PACKAGE / "_speedups_constants.h").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -176,7 +188,9 @@ setup(
                 "nshash/_markup.h",
                 "nshash/_chrome.h",
                 "nshash/_sentences.h",
+                "nshash/_verify.h",
                 "nshash/sketch.py",
+                "nshash/decide.py",
                 "nshash/text.py",
                 "nshash/fingerprint.py",
                 "nshash/data/t2s.txt",

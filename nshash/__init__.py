@@ -8,12 +8,16 @@
 
 from __future__ import annotations
 
+from nshash.algorithms import open
 from nshash.core import NSHash
 from nshash.decide import Decision
 from nshash.errors import (
+    ArgumentError,
+    ArgumentTypeError,
     DocumentDecodeError,
     DocumentTypeError,
     HashFuncError,
+    IndexNotFoundError,
     InputError,
     LegacyStoreError,
     MissingDependencyError,
@@ -30,6 +34,7 @@ from nshash.errors import (
     StoreLockedError,
     StoreNameError,
     StoreWriteError,
+    UnknownEncodingError,
     UnknownKeyError,
     UnknownOptionError,
 )
@@ -44,6 +49,8 @@ from nshash.stores.redis import HashDBRedis
 __version__ = "2.0.0"
 
 __all__ = [
+    "ArgumentError",
+    "ArgumentTypeError",
     "Decision",
     "DocumentDecodeError",
     "DocumentTypeError",
@@ -53,6 +60,7 @@ __all__ = [
     "HashDBRedis",
     "HashFuncError",
     "Index",
+    "IndexNotFoundError",
     "InputError",
     "LegacyStoreError",
     "Match",
@@ -73,9 +81,11 @@ __all__ = [
     "StoreLockedError",
     "StoreNameError",
     "StoreWriteError",
+    "UnknownEncodingError",
     "UnknownKeyError",
     "UnknownOptionError",
     "__version__",
+    "open",
     "register_store",
     "similar_ids",
 ]

@@ -13,6 +13,11 @@
  *       C does not reproduce (a few re.IGNORECASE cases): Python computes it
  *       then.  Rare entities go through html.unescape, called from the C.
  *   tables() -> dict: the tables the C holds, for the test against nshash.text.
+ *   verify(line_keys, line_grams, grams, slots, entries, clusters, members)
+ *       -> [(score, members found)]: nshash.decide.verify_score of a document
+ *       against each cluster's stored members (_verify.h).
+ *   member_entries(line_keys, grams, slots) -> list: sketch.to_entries of a document.
+ *   entry_keys(clusters, members) -> list | None: sketch.entry_keys of each.
  *
  * The Python functions are the specification; tests compare the two.  The
  * constants and tables come from the Python modules through
@@ -27,6 +32,7 @@
 #include "_chrome.h"
 #include "_markup.h"
 #include "_sentences.h"
+#include "_verify.h"
 
 static uint64_t prime_out;
 static PyObject *html_unescape; /* html.unescape, what text.strip_html calls on rare entities */ /* PRIME ** (GRAM - 1) mod 2**64 */
@@ -228,6 +234,13 @@ static PyMethodDef methods[] = {
     {"features", (PyCFunction)(void (*)(void))features, METH_FASTCALL,
      "features(text, split, normalize, chrome, fold, k, min_len, anchor, anchor_latin) -> tuple | None: "
      "Fingerprinter.features_python in C for hashfunc 'farmhash' (None: Python computes this document)."},
+    {"verify", (PyCFunction)(void (*)(void))verify, METH_FASTCALL,
+     "verify(line_keys, line_grams, grams, slots, entries, clusters, members) -> [(score, found)]: "
+     "nshash.decide.verify_score against each cluster's stored members."},
+    {"member_entries", (PyCFunction)(void (*)(void))member_entries, METH_FASTCALL,
+     "member_entries(line_keys, grams, slots) -> list: nshash.sketch.to_entries of a document."},
+    {"entry_keys", (PyCFunction)(void (*)(void))entry_keys, METH_FASTCALL,
+     "entry_keys(clusters, members) -> list | None: nshash.sketch.entry_keys of every member of each cluster."},
     {"tables", tables, METH_NOARGS, "tables() -> dict: the tables the C took from nshash.text and nshash.fingerprint."},
     {NULL, NULL, 0, NULL},
 };
@@ -242,6 +255,16 @@ static PyObject *fingerprint64_py(PyObject *self, PyObject *arg) {
 
 static PyMethodDef hash_method = {"fingerprint64", fingerprint64_py, METH_O,
                                   "fingerprint64(bytes) -> int: FarmHash Fingerprint64, as the keys use it."};
+
+/* The constants _verify.h was built with, for the test against nshash.sketch and nshash.decide. */
+static PyObject *verify_constants(void) {
+    return Py_BuildValue("{sisdsisisisisisisisisisisdsisd}", "_SLOT_BITS", SLOT_BITS, "EDGE_REST", EDGE_REST,
+                         "BLOOM_BITS", BLOOM_BITS, "_BLOOM_PROBES", BLOOM_PROBES, "_PROBE_BITS", PROBE_BITS,
+                         "_LIST_LINES", LIST_LINES, "_LIST_GRAMS", LIST_GRAMS, "_GAP_GRAMS", GAP_GRAMS, "MAX_MEMBERS",
+                         MAX_MEMBERS, "_CLUSTER_SHIFT", CLUSTER_SHIFT, "_MEMBER_SHIFT", MEMBER_SHIFT, "SIZE_RATIO",
+                         SIZE_RATIO, "SIZE_RATIO_CONTAINMENT", (double)SIZE_RATIO_CONTAINMENT, "SIZE_RATIO_GRAMS",
+                         SIZE_RATIO_GRAMS, "FRAME_ERRORS", (double)FRAME_ERRORS);
+}
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "nshash._speedups", NULL, -1, methods};
 
@@ -265,7 +288,8 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     if (hash == NULL || PyModule_AddObject(m, "fingerprint64", hash) < 0 ||
         PyModule_AddIntConstant(m, "SLOTS", SLOTS) < 0 || PyModule_AddIntConstant(m, "GRAM", GRAM) < 0 ||
         PyModule_AddIntConstant(m, "SLOT_SHIFT", SLOT_SHIFT) < 0 ||
-        PyModule_AddObject(m, "PRIME", PyLong_FromUnsignedLongLong(PRIME)) < 0) {
+        PyModule_AddObject(m, "PRIME", PyLong_FromUnsignedLongLong(PRIME)) < 0 ||
+        PyModule_AddObject(m, "VERIFY", verify_constants()) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
-from nshash.errors import DocumentDecodeError, DocumentTypeError, UnknownOptionError
+from nshash.errors import ArgumentTypeError, DocumentDecodeError, DocumentTypeError, UnknownOptionError
 from nshash.options import OPTION_NAMES
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def number_components(roots: Iterable[int]) -> list[int]:
 def all_features(index: NSHash, texts: Iterable[Any], labels: Sequence[Any] | None = None, start: int = 0) -> list[Any]:
     """Every document's features; a bad one raises with its position (from ``start``) and label."""
     if isinstance(texts, (str, bytes, bytearray)):
-        raise TypeError("texts must be a list (or Series) of documents, not a single document")
+        raise ArgumentTypeError("texts must be a list (or Series) of documents, not a single document")
     from nshash.text import coerce_document
 
     out = []

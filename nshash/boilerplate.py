@@ -14,7 +14,9 @@ only on failed verifications, so two pages of a site suffice.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
+
+from nshash.stores.view import StoreView
 
 #: The ``fp`` value of a key marked as boilerplate.
 BOILERPLATE: Final = 0
@@ -40,7 +42,7 @@ def without_boilerplate(
     )
 
 
-def record_evidence(view: Any, suspects: Sequence[int], content: Sequence[int], after: int) -> None:
+def record_evidence(view: StoreView, suspects: Sequence[int], content: Sequence[int], after: int) -> None:
     """Count evidence against ``suspects``, protect ``content``; mark keys with ``after`` pieces."""
     keys = list(dict.fromkeys([*suspects, *content]))
     if not keys:

@@ -20,7 +20,9 @@ entries (fingerprints, signature keys) fit every store.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
+
+from nshash.stores.view import StoreView
 
 BKT: Final = "bkt"
 SLOT: Final = "slot"
@@ -53,7 +55,7 @@ def from_value(value: int) -> int:
     return value + _WRAP if value < 0 else value
 
 
-def read_buckets(view: Any, keys: Sequence[int], size: int) -> tuple[list[int], list[int]]:
+def read_buckets(view: StoreView, keys: Sequence[int], size: int) -> tuple[list[int], list[int]]:
     """The fill counters of ``keys`` and the distinct entries they hold.
 
     Entries come bucket by bucket in the order of ``keys``, each once.
@@ -69,7 +71,7 @@ def read_buckets(view: Any, keys: Sequence[int], size: int) -> tuple[list[int], 
     return counts, list(entries)
 
 
-def add_to_buckets(view: Any, keys: Sequence[int], counts: Sequence[int], entry: int, size: int) -> None:
+def add_to_buckets(view: StoreView, keys: Sequence[int], counts: Sequence[int], entry: int, size: int) -> None:
     """Append ``entry`` to each bucket of ``keys``, whose counters :func:`read_buckets` returned.
 
     Writes go through ``view`` (one batch of each table), overwriting the

@@ -29,29 +29,24 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
+from nshash.algorithms import DEFAULT as DEFAULT_ALGORITHM
+from nshash.algorithms import algorithm_class, check_options
+from nshash.algorithms import open as open_index
+from nshash.cli_parser import build_parser
 from nshash.encoding import check_encoding, decode_bytes
 from nshash.errors import (
     MissingDependencyError,
     NSHashError,
     OptionError,
-    OptionsMismatchError,
     StoreError,
     StoreLockedError,
 )
 from nshash.index import Index
-from nshash.io import STDIO, InputError, read_table, write_table
+from nshash.io import STDIO, InputError, read_table
 from nshash.log import get_logger
-from nshash.stores import HashDB, open_store
+from nshash.output import write_table
 
 log = get_logger(__name__)
-
-#: ``--algorithm`` choices: name -> ``"module:Class"`` of an :class:`~nshash.Index`
-#: subclass, imported only when chosen.  A new algorithm adds one line here.
-ALGORITHMS: dict[str, str] = {
-    "nshash": "nshash.core:NSHash",
-    "shingles": "nshash.shingles:Shingles",
-    "simhash": "nshash.simhash:SimHash",
-}
 
 #: Exit codes (also listed in ``nshash --help``).
 EXIT_OK: Final = 0
@@ -61,18 +56,10 @@ EXIT_DEPENDENCY: Final = 3  # an optional extra is not installed
 EXIT_STORE: Final = 4  # the index: missing, locked, corrupt, built with other options
 EXIT_INTERRUPTED: Final = 130
 
-# Where the file-backed stores keep an index called NAME; an index that is
-# only read (explain, stats) must exist, and looking must not create it.
-_STORE_PATHS: Final = {"memory": "{}.hashdb.pkl", "leveldb": "{}.hashdb"}
-# Options that are recorded with an index but are not constructor arguments.
-_RECORDED_ONLY: Final = ("algorithm", "version")
 # Fields of NSHash.explain rows that hold fingerprints.
 _HEX_FIELDS: Final = ("fingerprint", "fingerprints", "keys")
 # Below this many documents a progress bar would only flicker.
 _PROGRESS_MIN_DOCS: Final = 10_000
-
-_EPILOG = """exit codes: 0 ok, 1 bad input (file, row, column), 2 bad command line,
-3 missing optional dependency, 4 index problem (missing, locked, other options), 130 interrupted"""
 
 
 class UsageError(NSHashError, ValueError):
@@ -81,7 +68,7 @@ class UsageError(NSHashError, ValueError):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``nshash`` command; return its exit code."""
-    parser = _parser()
+    parser = build_parser({"dedup": _dedup, "explain": _explain, "stats": _stats})
     args = parser.parse_args(argv)
     try:
         if getattr(args, "encoding", None) is not None:
@@ -314,77 +301,22 @@ def _open_index(
     """The index ``name`` opened with the options it was built with (plus ``options``, which must agree).
 
     A new index uses ``algorithm`` and ``options``; an existing one its
-    recorded algorithm, so ``nshash stats`` needs no options repeated.
+    recorded algorithm (:func:`nshash.open`), so ``nshash stats`` needs no options repeated.
     """
     if name is None:
-        cls = _algorithm(algorithm or "nshash")
-        index = cls(None, hashdb=kind, **_constructor_options(cls, options), store_options=store_options or None)
-        try:
-            yield index
-        finally:
-            index.close()
-        return
-    if not create and kind in _STORE_PATHS and not os.path.exists(_STORE_PATHS[kind].format(name)):
-        raise StoreError(f"no nshash index {name!r} in store {kind!r} (looked for {_STORE_PATHS[kind].format(name)})")
-    store: HashDB = open_store(kind, name, store_options)
+        cls = algorithm_class(algorithm or DEFAULT_ALGORITHM)
+        index = cls(None, hashdb=kind, **check_options(cls, options), store_options=store_options or None)
+    else:
+        index = open_index(
+            name, kind, store_options=store_options or None, algorithm=algorithm, create=create, **options
+        )
     try:
-        recorded = _recorded_options(store, name)
-        if recorded is None:
-            if not create:
-                raise StoreError(f"{store.describe()} holds no nshash index {name!r}")
-            cls = _algorithm(algorithm or "nshash")
-            given = options
-        else:
-            built_with = str(recorded.get("algorithm"))
-            if algorithm is not None and algorithm != built_with:
-                raise OptionsMismatchError(
-                    f"index {name!r} was built with --algorithm {built_with}, not {algorithm}; use another --name"
-                )
-            cls = _algorithm(built_with)
-            # The recorded options, and the given ones on top: the index refuses any that differ.
-            given = {key: value for key, value in recorded.items() if key not in _RECORDED_ONLY} | options
-        # The index gets the open store, so a large memory store is loaded once.
-        log.info("opened %s (%s)", store.describe(), "existing index" if recorded is not None else "new index")
-        yield cls(name, hashdb=store, **_constructor_options(cls, given))
+        yield index
     finally:
-        closed = not store.closed
-        store.close()
-        if closed:
-            log.info("saved and closed %s", store.describe())
-
-
-def _recorded_options(store: HashDB, name: str) -> dict[str, Any] | None:
-    raw = store.get_meta("options")
-    if raw is None:
-        return None
-    try:
-        recorded = json.loads(raw)
-    except ValueError:
-        recorded = None
-    if not isinstance(recorded, dict):
-        raise StoreError(f"index {name!r} in {store.describe()} has unreadable options {raw!r}")
-    return recorded
-
-
-def _algorithm(name: str) -> type[Index]:
-    try:
-        target = ALGORITHMS[name]
-    except KeyError:
-        raise UsageError(f"unknown algorithm {name!r}; choose one of: {', '.join(sorted(ALGORITHMS))}") from None
-    module, _, attr = target.partition(":")
-    cls = getattr(importlib.import_module(module), attr)
-    if not (isinstance(cls, type) and issubclass(cls, Index)):
-        raise UsageError(f"algorithm {name!r} ({target}) is not an nshash Index")
-    return cls
-
-
-def _constructor_options(cls: type[Index], options: dict[str, Any]) -> dict[str, Any]:
-    accepted = [*inspect.signature(cls).parameters, *getattr(cls, "option_names", ())]
-    unknown = sorted(set(options) - set(accepted) - {"name", "hashdb", "store_options", "options"})
-    if unknown:
-        known = ", ".join(p for p in accepted if p not in ("name", "hashdb", "store_options", "errors", "options"))
-        raise UsageError(f"unknown option(s) {', '.join(unknown)} for {cls.__name__}; options: {known}")
-    return options
+        was_open = not index.store.closed
+        index.close()
+        if name is not None and was_open:
+            log.info("saved and closed %s", index.store.describe())
 
 
 # -- formatting and parsing ------------------------------------------------------------------
@@ -438,102 +370,3 @@ def _size(count: int | None) -> str:
             return f"{size:,.0f} {unit}" if unit == "B" else f"{size:,.1f} {unit}"
         size /= 1024
     return f"{count} B"  # pragma: no cover - the loop always returns
-
-
-def _add_encoding_argument(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument(
-        "--encoding",
-        default="utf-8",
-        help=f"encoding {what}: utf-8 (default), gb18030, big5, latin-1, ..., "
-        "or auto to detect it (pip install 'nshash[detect]')",
-    )
-
-
-def _add_store_arguments(parser: argparse.ArgumentParser, name_required: bool) -> None:
-    parser.add_argument(
-        "--name",
-        required=name_required,
-        help="the index (memory: NAME.hashdb.pkl, leveldb: NAME.hashdb, redis: key prefix)",
-    )
-    parser.add_argument("--store", default="memory", help="memory, leveldb, redis, ... (default: memory)")
-    parser.add_argument(
-        "--store-option",
-        action="append",
-        metavar="KEY=VALUE",
-        help="store setting, e.g. url=redis://localhost:6379/0 (repeatable)",
-    )
-
-
-def _parser() -> argparse.ArgumentParser:
-    from nshash import __version__
-
-    parser = argparse.ArgumentParser(
-        prog="nshash",
-        description="Find near-duplicate documents by the hashes of their longest sentences.",
-        epilog=_EPILOG,
-    )
-    parser.add_argument("--version", action="version", version=f"nshash {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    dedup = commands.add_parser(
-        "dedup",
-        help="add a similar_id column to a JSONL, CSV, Parquet or Excel file",
-        description="Add a similar_id column (equal ids: near-duplicates) to a table of documents. "
-        "Formats by extension: .jsonl/.ndjson, .csv, .parquet, .xlsx; '-' is JSONL on stdin/stdout.",
-        epilog=_EPILOG,
-    )
-    dedup.add_argument("input", metavar="INPUT", help="file of documents, or - for JSONL on standard input")
-    dedup.add_argument("-o", "--output", default=STDIO, help="output file (default: JSONL on standard output)")
-    dedup.add_argument("--field", default="content", help="the column holding the text (default: content)")
-    _add_encoding_argument(dedup, "of a JSONL or CSV input")
-    dedup.add_argument("--id-column", default="similar_id", help="name of the added column (default: similar_id)")
-    dedup.add_argument("--drop-duplicates", action="store_true", help="keep only the first row of each cluster")
-    _add_store_arguments(dedup, name_required=False)
-    dedup.add_argument(
-        "--algorithm",
-        choices=sorted(ALGORITHMS),
-        help="for a new index (default: nshash; an existing index uses the one it was built with)",
-    )
-    dedup.add_argument(
-        "-O",
-        "--option",
-        action="append",
-        metavar="KEY=VALUE",
-        help="algorithm option, e.g. n=5, hashfunc=md5, split=original (repeatable)",
-    )
-    dedup.add_argument(
-        "--online",
-        action="store_true",
-        help="without --name: the online algorithm in memory instead of the batch one",
-    )
-    dedup.add_argument("--workers", type=int, default=1, help="processes computing fingerprints (default: 1)")
-    bar = dedup.add_mutually_exclusive_group()
-    bar.add_argument(
-        "--progress",
-        dest="progress",
-        action="store_true",
-        default=None,
-        help="show a progress bar on stderr (default: if it is a terminal and there are 10,000+ rows)",
-    )
-    bar.add_argument("--no-progress", dest="progress", action="store_false", help="never show a bar")
-    dedup.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
-    dedup.set_defaults(run=_dedup)
-
-    explain = commands.add_parser(
-        "explain",
-        help="show a document's sentences, fingerprints and the stored clusters they match",
-        epilog=_EPILOG,
-    )
-    explain.add_argument("document", metavar="FILE", help="a file holding the document, - for standard input")
-    explain.add_argument("--text", action="store_true", help="the argument is the document's text, not a file")
-    _add_encoding_argument(explain, "of the file")
-    _add_store_arguments(explain, name_required=True)
-    explain.add_argument("--width", type=int, default=60, help="columns of sentence shown (default: 60)")
-    explain.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    explain.set_defaults(run=_explain)
-
-    stats = commands.add_parser("stats", help="documents, clusters, fingerprints, size and options of an index")
-    _add_store_arguments(stats, name_required=True)
-    stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    stats.set_defaults(run=_stats)
-    return parser

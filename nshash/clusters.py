@@ -8,12 +8,13 @@ canonical id of a cluster is the id of its oldest document.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+
+from nshash.stores.view import StoreView
 
 PARENT = "parent"
 
 
-def find_roots(view: Any, ids: Iterable[int]) -> dict[int, int]:
+def find_roots(view: StoreView, ids: Iterable[int]) -> dict[int, int]:
     """Map each id to its current canonical id, compressing long chains on the way.
 
     ``view`` is a store or a store transaction view.
@@ -44,7 +45,7 @@ def find_roots(view: Any, ids: Iterable[int]) -> dict[int, int]:
     return roots
 
 
-def merge(view: Any, roots: Iterable[int]) -> int:
+def merge(view: StoreView, roots: Iterable[int]) -> int:
     """Merge the clusters with these canonical ids into the smallest; return it."""
     ordered = sorted(set(roots))
     target = ordered[0]

@@ -23,6 +23,7 @@ from nshash.index import Index
 from nshash.match import Match
 from nshash.options import OPTION_NAMES, Options
 from nshash.stores import HashDB
+from nshash.stores.view import StoreView
 from nshash.text import coerce_document
 
 
@@ -116,7 +117,7 @@ class NSHash(Compat07, Index):
     def _features(self, text: str) -> Features:
         return self.fingerprinter.features(text)
 
-    def _decide(self, view: Any, features: Features) -> Match:
+    def _decide(self, view: StoreView, features: Features) -> Match:
         return assign(view, features, self.opts)
 
     # -- fingerprints ------------------------------------------------------------------

@@ -1,19 +1,38 @@
 """Batch near-duplicate clustering on a Dask cluster: :func:`nshash.similar_ids` at scale.
 
 The expensive part of deciding, reading and fingerprinting pages, runs on the
-workers, partition by partition; the decision itself (:mod:`nshash.decide`,
-a few microseconds a page) runs here, in input order, exactly as
-:func:`nshash.similar_ids` runs it, so the ids are the same for any
-partitioning.  Only features travel to this process, one window of
-partitions at a time, never the texts.
+workers, partition by partition; the decision itself (:mod:`nshash.decide`)
+runs here, in input order, exactly as :func:`nshash.similar_ids` runs it, so
+the ids are the same for any partitioning.
+
+Memory here stays small per page: the features of a partition are assigned as
+soon as they arrive (workers compute the next partitions meanwhile) and
+dropped; what is kept is the in-memory index of the run and one 64-bit id a
+page.  The ids go back to the workers, which attach them to their own
+partitions, so the result is aligned with ``data`` even when its divisions are
+unknown (``read_parquet``/``read_json`` globs) and Dask fuses or splits
+partitions differently when the result is computed.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from array import array
+from collections import deque
+from collections.abc import Iterable, Iterator
+from itertools import chain
+from typing import TYPE_CHECKING, Any
 
-from nshash.batch import all_features, cluster_features, new_index
-from nshash.errors import missing_dependency
+from nshash.batch import all_features, assign_all, new_index, number_components
+from nshash.errors import ArgumentError, ArgumentTypeError, NSHashError, missing_dependency
+
+if TYPE_CHECKING:
+    from nshash.fingerprint import Features
+
+#: Partitions being fingerprinted on the workers ahead of the assignment, per worker.
+AHEAD_PER_WORKER = 2
+#: Ids resolved (merges followed) at a time at the end.
+_RESOLVE_CHUNK = 100_000
 
 
 def _dask() -> tuple[Any, Any]:
@@ -25,50 +44,132 @@ def _dask() -> tuple[Any, Any]:
     return dask, dd
 
 
-def _pandas() -> Any:
+def _version() -> str:
+    from nshash import __version__
+
+    return __version__
+
+
+def _partition_features(texts: Any, options: dict[str, Any], version: str) -> dict[str, Any]:
+    """On a worker: the features of one partition's documents, in order, packed (see :func:`pack`)."""
+    if _version() != version:
+        # Another version may key or clean pages differently: the ids would silently differ.
+        raise NSHashError(f"a Dask worker has nshash {_version()}, this process {version}: install the same version")
+    return pack(all_features(new_index(options), texts.tolist(), texts.index))
+
+
+def pack(features: list[Features]) -> dict[str, Any]:
+    """Many documents' features as a few flat arrays: what travels from a worker.
+
+    Lists of Python ints pickle and unpickle at a few MB/s through Dask's
+    transport; flat arrays travel as buffers.  :func:`unpack` gives back equal
+    :class:`~nshash.fingerprint.Features`.
+
+    >>> from nshash.fingerprint import Fingerprinter
+    >>> from nshash.options import Options
+    >>> pages = ["", "One long sentence of the article. Another long sentence.\\nA footer line."]
+    >>> features = [Fingerprinter(Options()).features(page) for page in pages]
+    >>> list(unpack(pack(features))) == features
+    True
+    """
+    import numpy as np
+
+    def flat(lists: Iterable[list[int]], dtype: str) -> Any:
+        return np.fromiter(chain.from_iterable(lists), dtype=dtype)
+
+    return {
+        # Per document: how many keys, positions and lines it has.
+        "sizes": np.array([(len(f.keys), len(f.positions), len(f.line_keys)) for f in features], dtype="int64"),
+        "keys": flat((f.keys for f in features), "uint64"),
+        "positions": flat((f.positions for f in features), "int64"),
+        "doc_keys": np.array([0 if f.doc_key is None else f.doc_key for f in features], dtype="uint64"),
+        "empty": np.array([f.doc_key is None for f in features], dtype=bool),
+        "grams": np.array([f.sketch.grams for f in features], dtype="int64"),
+        "slots": b"".join(f.sketch.slots for f in features),
+        "line_keys": flat((f.line_keys for f in features), "uint64"),
+        "line_grams": flat((f.line_grams for f in features), "int64"),
+    }
+
+
+def unpack(packed: dict[str, Any]) -> Iterator[Features]:
+    """:func:`pack` reversed, one document at a time."""
+    from nshash.fingerprint import Features
+    from nshash.sketch import SLOTS, Sketch
+
+    keys, positions = packed["keys"].tolist(), packed["positions"].tolist()
+    line_keys, line_grams, slots = packed["line_keys"].tolist(), packed["line_grams"].tolist(), packed["slots"]
+    k = p = line = 0
+    for index, (n_keys, n_positions, n_lines) in enumerate(packed["sizes"].tolist()):
+        doc_key = None if packed["empty"][index] else int(packed["doc_keys"][index])
+        sketch = Sketch(int(packed["grams"][index]), slots[index * SLOTS : (index + 1) * SLOTS])
+        yield Features(
+            keys[k : k + n_keys],
+            positions[p : p + n_positions],
+            doc_key,
+            sketch,
+            line_keys[line : line + n_lines],
+            line_grams[line : line + n_lines],
+        )
+        k, p, line = k + n_keys, p + n_positions, line + n_lines
+
+
+def _lengths(texts: Any) -> Any:
     import pandas as pd
 
-    return pd
+    return pd.Series([len(texts)], dtype="int64")
 
 
-def _partition_features(texts: Any, options: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    """On a worker: the index labels and features of one partition."""
-    index = new_index(options)
-    return list(texts.index), all_features(index, texts.tolist(), list(texts.index))
+def _with_ids(texts: Any, end: Any, ids: Any) -> Any:
+    """On a worker: a partition's slice of the ids, on its index (``end``: rows up to its end)."""
+    import pandas as pd
+
+    stop = int(end.iloc[0])
+    start = stop - len(texts)
+    if stop > len(ids) or start < 0:
+        raise NSHashError(
+            f"the input has other rows now than when its ids were computed ({stop:,} read, {len(ids):,} ids): "
+            "compute the result from the same, unchanged data"
+        )
+    return pd.Series(ids[start:stop], index=texts.index, name="similar_id", dtype="int64")
 
 
 def _text_series(data: Any, column: str | None, dd: Any) -> Any:
     if isinstance(data, dd.DataFrame):
         if column is None:
-            raise ValueError(f"pass column= to say which column holds the texts (columns: {list(data.columns)})")
+            raise ArgumentError(f"pass column= to say which column holds the texts (columns: {list(data.columns)})")
         if column not in data.columns:
-            raise ValueError(f"no column {column!r}; columns: {list(data.columns)}")
+            raise ArgumentError(f"no column {column!r}; columns: {list(data.columns)}")
         return data[column]
     if isinstance(data, dd.Series):
         if column is not None:
-            raise ValueError("column= is for a Dask DataFrame; this is a Series")
+            raise ArgumentError("column= is for a Dask DataFrame; this is a Series")
         return data
-    raise TypeError(f"data must be a Dask DataFrame or Series, not {type(data).__name__}")
+    raise ArgumentTypeError(f"data must be a Dask DataFrame or Series, not {type(data).__name__}")
 
 
-def similar_ids(data: Any, column: str | None = None, **options: Any) -> Any:
+def similar_ids(data: Any, column: str | None = None, *, progress: bool = False, **options: Any) -> Any:
     """The ids of :func:`nshash.similar_ids`, computed on a Dask cluster.
 
     Args:
         data: a Dask Series of ``str``/``bytes`` documents, or a Dask DataFrame
-            with the documents in ``column``.
+            with the documents in ``column`` (known or unknown divisions).
         column: the text column of a DataFrame.
+        progress: show a progress bar of the pages assigned on stderr (needs ``nshash[progress]``).
         **options: the options of :func:`nshash.similar_ids`.
 
     Returns:
         A Dask Series named ``similar_id`` with the partitions and index of
-        ``data``.  Partition lengths, document frequencies and the components
-        are computed eagerly (on the cluster); the last step is lazy.
+        ``data``, ready for ``ddf["similar_id"] = ...``.  The ids are computed
+        by this call (features on the workers, decisions here); attaching
+        them to the partitions is lazy and reads ``data`` again, which must
+        not have changed in between.
 
     Raises:
-        MissingDependencyError: dask is not installed.
+        MissingDependencyError: dask (or, with ``progress``, tqdm) is not installed.
         TypeError, ValueError: bad ``data``, ``column`` or option.
-        DocumentTypeError, DocumentDecodeError: a bad document, when computed.
+        DocumentTypeError, DocumentDecodeError: a bad document (the message
+            gives its partition, position in it and index label).
+        NSHashError: a worker has another nshash version.
 
     >>> import dask.dataframe as dd, pandas as pd
     >>> import nshash.dask
@@ -79,36 +180,78 @@ def similar_ids(data: Any, column: str | None = None, **options: Any) -> Any:
     [1, 2, 1]
     """
     dask, dd = _dask()
-    pd = _pandas()
+    import numpy as np
+    import pandas as pd
+
     new_index(options)  # check the options here, before any work is sent out
     texts = _text_series(data, column, dd)
-    parts = texts.to_delayed()
-    labels: list[list[Any]] = []
-    features: list[Any] = []
-    window = max(1, 2 * _workers(dask))
-    for start in range(0, len(parts), window):
-        for part_labels, part_features in dask.compute(
-            *[dask.delayed(_partition_features)(part, options) for part in parts[start : start + window]]
-        ):
-            labels.append(part_labels)
-            features.extend(part_features)
-    ids = cluster_features(options, features)
-    out = []
-    offset = 0
-    for part_labels in labels:
-        chunk = ids[offset : offset + len(part_labels)]
-        offset += len(part_labels)
-        index = pd.Index(part_labels, dtype=texts.index.dtype)
-        out.append(pd.Series(chunk, index=index, name="similar_id", dtype="int64"))
-    meta = pd.Series([], dtype="int64", name="similar_id", index=pd.Index([], dtype=texts.index.dtype))
-    return dd.from_delayed([dask.delayed(lambda s: s)(series) for series in out], meta=meta, divisions=texts.divisions)
+    bar = None
+    if progress:
+        from nshash.many import _tqdm
+
+        bar = _tqdm()(unit=" doc", file=sys.stderr, dynamic_ncols=True)
+    try:
+        ids = np.asarray(_assign_in_order(dask, texts, options, bar), dtype="int64")
+    finally:
+        if bar is not None:
+            bar.close()
+    # Rows up to the end of each partition, as Dask partitions the data when the result is computed.
+    ends = texts.map_partitions(_lengths, meta=pd.Series([], dtype="int64")).cumsum()
+    meta = pd.Series([], dtype="int64", name="similar_id", index=texts._meta.index)
+    return texts.map_partitions(_with_ids, ends, dask.delayed(ids), meta=meta)
 
 
-def _workers(dask: Any) -> int:
-    """Workers of the current distributed client, 1 without one."""
+def _assign_in_order(dask: Any, texts: Any, options: dict[str, Any], bar: Any) -> list[int]:
+    """The batch ids of every document of ``texts``, in order (the features of one partition in memory at a time)."""
+    index = new_index(options)
+    raw = array("Q")  # one 8-byte id a page, not a Python int object
+    for number, features in enumerate(_features_in_order(dask, texts, options)):
+        if isinstance(features, NSHashError):  # a bad document: say which partition it is in
+            raise type(features)(f"partition {number}: {features}") from features
+        before = len(raw)
+        raw.extend(assign_all(index, unpack(features)))
+        if bar is not None:
+            bar.update(len(raw) - before)
+    roots = (
+        root
+        for start in range(0, len(raw), _RESOLVE_CHUNK)
+        for root in index.resolve_many(raw[start : start + _RESOLVE_CHUNK])
+    )
+    return number_components(roots)
+
+
+def _features_in_order(dask: Any, texts: Any, options: dict[str, Any]) -> Iterator[Any]:
+    """Each partition's features (or its error), in order, computed ahead on the workers."""
+    tasks = [dask.delayed(_partition_features)(part, options, _version()) for part in texts.to_delayed()]
+    client = _client()
+    if client is None:  # the local scheduler: one partition at a time
+        for task in tasks:
+            yield _result(lambda task=task: dask.compute(task)[0])
+        return
+    ahead = AHEAD_PER_WORKER * max(1, len(client.scheduler_info()["workers"]))
+    pending: deque[Any] = deque()
+    for start in range(0, len(tasks), ahead):
+        # Submitted a batch at a time (one graph each), so Dask reads and keys
+        # partitions in order while earlier ones are assigned here.
+        pending.extend(client.compute(tasks[start : start + ahead]))
+        while len(pending) > ahead:
+            yield _result(pending.popleft().result)
+    while pending:
+        yield _result(pending.popleft().result)
+
+
+def _result(get: Any) -> Any:
+    try:
+        return get()
+    except NSHashError as exc:
+        return exc
+
+
+def _client() -> Any:
+    """The current distributed client, or ``None``."""
     try:
         from distributed import get_client
 
-        return len(get_client().scheduler_info()["workers"]) or 1
+        return get_client()
     except (ImportError, ValueError):
-        return 1
+        return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import codecs
 
-from nshash.errors import InputError, missing_dependency
+from nshash.errors import InputError, UnknownEncodingError, missing_dependency
 from nshash.log import get_logger
 
 log = get_logger(__name__)
@@ -22,7 +22,9 @@ def check_encoding(encoding: str) -> None:
     try:
         codecs.lookup(encoding)
     except LookupError:
-        raise LookupError(f"unknown encoding {encoding!r} (e.g. utf-8, gb18030, big5, latin-1, or auto)") from None
+        raise UnknownEncodingError(
+            f"unknown encoding {encoding!r} (e.g. utf-8, gb18030, big5, latin-1, or auto)"
+        ) from None
 
 
 def decode_bytes(data: bytes, source: str, encoding: str) -> str:

@@ -10,8 +10,11 @@ it too, so code written against the built-ins keeps working.
     ├── DocumentTypeError      (also TypeError)   a document that is not str/bytes
     ├── DocumentDecodeError    (also ValueError)  bytes that are not valid UTF-8
     ├── MissingDependencyError (also ImportError) an optional extra is not installed
+    ├── ArgumentError          (also ValueError)  an argument out of its range (an id, a store key, a column)
+    ├── ArgumentTypeError      (also TypeError)   an argument of the wrong type
     ├── OptionError            (also ValueError)  an option out of its documented range
-    │   └── UnknownOptionError (also TypeError)   an option name nshash does not know
+    │   ├── UnknownOptionError (also TypeError)   an option name nshash does not know
+    │   └── UnknownEncodingError (also LookupError) an encoding Python does not know
     ├── HashFuncError          (also ValueError)  a hash function that cannot be identified
     ├── InputError             (also ValueError)  a file of documents that cannot be read as asked
     ├── UnknownKeyError        (also KeyError)    remove() of a key no page was added under
@@ -21,6 +24,7 @@ it too, so code written against the built-ins keeps working.
         ├── StoreCorruptError                      unreadable, corrupt or foreign data
         │   ├── StoreDataLostError                 a server (Redis) lost data it had acknowledged
         │   └── LegacyStoreError                   a store written by nshash 0.7: rebuild it
+        ├── IndexNotFoundError                     nshash.open() found no index under that name
         ├── StoreLockedError                       another process holds the store
         ├── StoreForkedError                       used in a child forked after the store was opened
         ├── StoreConnectionError                   a server (Redis) cannot be reached
@@ -48,12 +52,24 @@ class MissingDependencyError(NSHashError, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
 
 
+class ArgumentError(NSHashError, ValueError):
+    """An argument outside its documented range: a cluster id, a store key or value, a column, a count."""
+
+
+class ArgumentTypeError(NSHashError, TypeError):
+    """An argument of the wrong type (a single document where a list is expected, a key that is not an int)."""
+
+
 class OptionError(NSHashError, ValueError):
     """An algorithm option has the wrong type or lies outside its documented range."""
 
 
 class UnknownOptionError(OptionError, TypeError):
     """An option name that the algorithm does not have."""
+
+
+class UnknownEncodingError(OptionError, LookupError):
+    """An ``encoding=`` (or ``--encoding``) that Python's codecs do not know."""
 
 
 class InputError(NSHashError, ValueError):
@@ -95,6 +111,10 @@ class LegacyStoreError(StoreCorruptError):
     The message says why and how to rebuild the index.  A ``StoreCorruptError``,
     which is what such a file raised before it was recognised.
     """
+
+
+class IndexNotFoundError(StoreError):
+    """:func:`nshash.open` found no index under that name (and ``create`` was not set)."""
 
 
 class StoreLockedError(StoreError):

@@ -22,7 +22,7 @@ import re
 import threading
 from typing import TYPE_CHECKING, Any, Final
 
-from nshash.errors import missing_dependency
+from nshash.errors import OptionError, missing_dependency
 from nshash.text import strip_html
 
 if TYPE_CHECKING:
@@ -323,7 +323,7 @@ def check_tokenizer(tokenizer: str) -> str:
         MissingDependencyError: ``'jieba'`` without the jieba package.
     """
     if tokenizer not in TOKENIZERS:
-        raise ValueError(f"tokenizer must be one of {', '.join(TOKENIZERS)}, not {tokenizer!r}")
+        raise OptionError(f"tokenizer must be one of {', '.join(TOKENIZERS)}, not {tokenizer!r}")
     if tokenizer == "jieba":
         try:
             import jieba  # noqa: F401

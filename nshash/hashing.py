@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import farmhash
 
-from nshash.errors import HashFuncError
+from nshash.errors import ArgumentTypeError, HashFuncError, OptionError
 
 HashFunc = Callable[[str], int]
 
@@ -63,7 +63,7 @@ class NamedHashFunc:
         if not isinstance(name, str) or not name.strip():
             raise HashFuncError(f"a hash function's name must be a non-empty str, not {name!r}")
         if not callable(func):
-            raise TypeError(f"func must be callable, not {type(func).__name__}")
+            raise ArgumentTypeError(f"func must be callable, not {type(func).__name__}")
         self.name = name
         self.func = func
 
@@ -97,24 +97,24 @@ def resolve_hashfunc(hashfunc: str | HashFunc) -> tuple[str, HashFunc]:
     store with another function, even one of the same name, is refused.
 
     Raises:
-        ValueError: unknown name.
+        OptionError: unknown name (a ``ValueError``).
         HashFuncError: a callable that cannot be found again by its name (a
             lambda, a function defined inside another): wrap it in
             :func:`named_hashfunc`.  Also a ``ValueError``.
-        TypeError: neither a name nor a callable.
+        ArgumentTypeError: neither a name nor a callable (a ``TypeError``).
     """
     if isinstance(hashfunc, str):
         try:
             return hashfunc, HASHFUNCS[hashfunc]
         except KeyError:
             known = ", ".join(sorted(HASHFUNCS))
-            raise ValueError(f"unknown hashfunc {hashfunc!r}; use one of: {known}, or a callable") from None
+            raise OptionError(f"unknown hashfunc {hashfunc!r}; use one of: {known}, or a callable") from None
     if isinstance(hashfunc, NamedHashFunc):
         name, func = hashfunc.name, hashfunc.func
     elif callable(hashfunc):
         name, func = _qualified_name(hashfunc), hashfunc
     else:
-        raise TypeError(f"hashfunc must be a name or a callable, not {type(hashfunc).__name__}")
+        raise ArgumentTypeError(f"hashfunc must be a name or a callable, not {type(hashfunc).__name__}")
     wrapped = _wrap_user_hash(func)
     return f"{name}#{_behaviour_digest(wrapped)}", wrapped
 
@@ -149,10 +149,10 @@ def _wrap_user_hash(func: Callable[[str], int | bytes]) -> HashFunc:
         value = func(text)
         if isinstance(value, bytes):
             if len(value) < 8:
-                raise ValueError(f"hashfunc returned {len(value)} bytes; at least 8 are needed")
+                raise HashFuncError(f"hashfunc returned {len(value)} bytes; at least 8 are needed")
             return int.from_bytes(value[:8], "big")
         if isinstance(value, int):
             return value & _MASK64
-        raise TypeError(f"hashfunc must return int or bytes, not {type(value).__name__}")
+        raise ArgumentTypeError(f"hashfunc must return int or bytes, not {type(value).__name__}")
 
     return wrapped

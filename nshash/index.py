@@ -9,10 +9,21 @@ from types import TracebackType
 from typing import Any, ClassVar, TypeVar
 
 from nshash.clusters import find_roots
-from nshash.errors import NotRemovableError, OptionsMismatchError, StoreCorruptError, UnknownKeyError
+from nshash.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    NotRemovableError,
+    NSHashError,
+    OptionError,
+    OptionsMismatchError,
+    StoreCorruptError,
+    UnknownKeyError,
+)
 from nshash.keys import KEY, record, user_key, withdraw
+from nshash.many import get_similar_many
 from nshash.match import Match
 from nshash.stores import HashDB, open_store
+from nshash.stores.view import StoreView
 from nshash.text import coerce_document
 from nshash.views import DryRun, Recorder
 
@@ -25,15 +36,8 @@ _ERRORS = ("strict", "replace", "ignore", "surrogateescape", "backslashreplace")
 def _check_id(similar_id: int) -> int:
     # Ids are unsigned 64-bit keys in every store; anything else was never handed out.
     if not 1 <= similar_id < 2**64:
-        raise ValueError(f"similar ids are between 1 and 2**64 - 1, got {similar_id}")
+        raise ArgumentError(f"similar ids are between 1 and 2**64 - 1, got {similar_id}")
     return similar_id
-
-
-def positive_int(name: str, value: object, minimum: int = 1) -> int:
-    """Check an integer option at the boundary: ``ValueError`` naming it, never an assert."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, not {value!r}")
-    return value
 
 
 class Index:
@@ -67,12 +71,12 @@ class Index:
         removable: bool = False,
     ) -> None:
         if not isinstance(removable, bool):
-            raise TypeError(f"removable must be a bool, not {type(removable).__name__}")
+            raise ArgumentTypeError(f"removable must be a bool, not {type(removable).__name__}")
         self.removable = removable
         if name is not None and not isinstance(name, (str, os.PathLike)):
-            raise TypeError(f"name must be a str, a path or None, not {type(name).__name__}")
+            raise ArgumentTypeError(f"name must be a str, a path or None, not {type(name).__name__}")
         if errors not in _ERRORS:
-            raise ValueError(f"errors must be one of {', '.join(_ERRORS)}, not {errors!r}")
+            raise OptionError(f"errors must be one of {', '.join(_ERRORS)}, not {errors!r}")
         self.name = None if name is None else os.fspath(name)
         self.errors = errors
         self.options: dict[str, Any] = {"algorithm": self.algorithm, **options}
@@ -85,7 +89,7 @@ class Index:
                 self.store.close()
             raise
 
-    def _check_options(self, view: Any) -> None:
+    def _check_options(self, view: StoreView) -> None:
         """Record the options in a new store; refuse a store built with other ones."""
         raw = view.get_meta(_OPTIONS_KEY)
         if raw is None:
@@ -154,7 +158,7 @@ class Index:
         user = user_key(key)
         removable = self.removable
 
-        def decide(view: Any) -> Match:
+        def decide(view: StoreView) -> Match:
             known = view.get_many(KEY, [user])[0]
             if known is not None:
                 root = find_roots(view, [known])[known]
@@ -206,7 +210,7 @@ class Index:
         """
         user = user_key(key)
 
-        def withdraw_page(view: Any) -> None:
+        def withdraw_page(view: StoreView) -> None:
             known = view.get_many(KEY, [user])[0]
             if known is None:
                 raise UnknownKeyError(f"no page was added under the key {key!r}")
@@ -230,8 +234,6 @@ class Index:
         >>> nshash.NSHash().get_similar_many([text, "Another long sentence.", text])
         [1, 2, 1]
         """
-        from nshash.many import get_similar_many
-
         return get_similar_many(self, docs, workers=workers, progress=progress)
 
     def resolve(self, similar_id: int) -> int:
@@ -243,12 +245,19 @@ class Index:
         1
         """
         if isinstance(similar_id, bool) or not isinstance(similar_id, int):
-            raise TypeError(f"similar_id must be an int, not {type(similar_id).__name__}")
+            raise ArgumentTypeError(f"similar_id must be an int, not {type(similar_id).__name__}")
         return find_roots(self.store, [_check_id(similar_id)])[similar_id]
 
     def resolve_many(self, similar_ids: Sequence[int]) -> list[int]:
         """:meth:`resolve` for many ids at once."""
-        ids = [_check_id(int(i)) for i in similar_ids]
+        try:
+            ids = [_check_id(int(i)) for i in similar_ids]
+        except NSHashError:
+            raise
+        except ValueError as exc:  # int("x")
+            raise ArgumentError(f"similar ids are ints: {exc}") from exc
+        except TypeError as exc:  # int(None), or not iterable
+            raise ArgumentTypeError(f"similar_ids must be an iterable of ints: {exc}") from exc
         roots = find_roots(self.store, ids)
         return [roots[i] for i in ids]
 
@@ -288,8 +297,8 @@ class Index:
     def _features(self, text: str) -> Any:
         raise NotImplementedError
 
-    def _decide(self, view: Any, features: Any) -> Match:
+    def _decide(self, view: StoreView, features: Any) -> Match:
         raise NotImplementedError
 
-    def _assign(self, view: Any, features: Any) -> int:
+    def _assign(self, view: StoreView, features: Any) -> int:
         return self._decide(view, features).similar_id

@@ -1,6 +1,6 @@
 """Tables of documents in files: JSONL, CSV, Parquet and Excel, chosen by extension.
 
-Used by ``nshash dedup``.  JSONL and CSV are read and written with the
+Used by ``nshash dedup``; writing is in :mod:`nshash.output`.  JSONL and CSV are read and written with the
 standard library (values round-trip exactly, row by row, with line numbers
 for every error); Parquet and Excel go through pandas (``nshash[parquet]``,
 ``nshash[excel]``).  ``-`` is standard input or output, as JSONL.
@@ -18,7 +18,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, Final
@@ -37,7 +36,7 @@ FORMATS: Final = {
 }
 STDIO: Final = "-"
 # The library pandas needs for each format (named in the install hint).
-_ENGINES: Final = {"parquet": "pyarrow", "excel": "openpyxl"}
+ENGINES: Final = {"parquet": "pyarrow", "excel": "openpyxl"}
 # How many bad line numbers one message lists before it says "and N more".
 _SHOWN_ERRORS: Final = 10
 
@@ -157,7 +156,7 @@ def read_table(path: str, encoding: str = "utf-8") -> Table:
     Raises:
         InputError: missing or unreadable file, a directory, malformed rows (with line numbers).
         MissingDependencyError: Parquet or Excel without its extra, ``'auto'`` without ``nshash[detect]``.
-        LookupError: an unknown encoding.
+        UnknownEncodingError: an unknown encoding (a ``LookupError``).
     """
     if path != STDIO and os.path.isdir(path):
         check_input_path(path)
@@ -181,7 +180,7 @@ def check_input_path(path: str) -> None:
     >>> check_input_path(".")
     Traceback (most recent call last):
     ...
-    nshash.io.InputError: .: is a directory; give a file (JSONL, CSV, Parquet or Excel)
+    nshash.errors.InputError: .: is a directory; give a file (JSONL, CSV, Parquet or Excel)
     """
     if os.path.isdir(path):
         raise InputError(f"{path}: is a directory; give a file (JSONL, CSV, Parquet or Excel)")
@@ -278,12 +277,12 @@ def _read_csv(stream: IO[bytes], source: str) -> Table:
 
 
 def _read_frame(path: str, kind: str) -> Table:
-    pd = _pandas(kind)
+    pd = require_pandas(kind)
     try:
         # Every sheet of a workbook: {name: frame}, in the workbook's order.
         read = pd.read_parquet(path) if kind == "parquet" else pd.read_excel(path, sheet_name=None)
     except ImportError as exc:
-        raise missing_dependency(exc.name or _ENGINES[kind], kind) from exc
+        raise missing_dependency(exc.name or ENGINES[kind], kind) from exc
     except Exception as exc:  # pyarrow, openpyxl and zipfile each raise their own types for a bad file
         raise InputError(f"{path}: not a readable {kind.capitalize()} file ({type(exc).__name__}: {exc})") from exc
     if kind == "parquet":
@@ -302,132 +301,6 @@ def _read_frame(path: str, kind: str) -> Table:
 def _string_columns(frame: Any) -> Any:
     frame.columns = [str(name) for name in frame.columns]
     return frame.reset_index(drop=True)
-
-
-# -- writing ------------------------------------------------------------------------------
-def write_table(table: Table, path: str) -> None:
-    """Write ``table`` to ``path`` in the format of its extension (``'-'``: JSONL to standard output).
-
-    A file is written to a temporary name and renamed, so a failure never
-    leaves half a file (and the input may be the output).
-    """
-    kind = file_format(path)
-    if path == STDIO:
-        _write_text(table, kind, sys.stdout)
-        sys.stdout.flush()
-        return
-    target = Path(path)
-    if not target.parent.is_dir():
-        raise InputError(f"{path}: directory {str(target.parent)!r} does not exist")
-    if kind in ("parquet", "excel"):
-        pd = _pandas(kind)
-    if target.is_dir():
-        raise InputError(f"{path}: is a directory; give the output file's name")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=target.parent)
-        # mkstemp creates 0600; the output gets the mode of the file it replaces, or the umask's.
-        os.chmod(tmp, _mode_for(target))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot write ({exc.strerror})") from exc
-    try:
-        if kind in ("parquet", "excel"):
-            os.close(fd)
-            frame = table.rows if table.is_frame else pd.DataFrame.from_records(table.rows, columns=table.columns)
-            if kind == "excel" and table.sheets is not None and len(table.sheets) > 1:
-                _write_sheets(pd, table, table.sheets, frame, tmp, path)
-            else:
-                _write_frame(_with_sheet_column(table, frame), kind, tmp, path, _sheet_name(table))
-            os.chmod(tmp, _mode_for(target))  # some writers replace the file
-        else:
-            with open(fd, "w", encoding="utf-8", newline="") as handle:
-                _write_text(table, kind, handle)
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from exc
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _mode_for(target: Path) -> int:
-    try:
-        return target.stat().st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def _sheet_name(table: Table) -> str:
-    return table.sheets[0][0] if table.sheets else "Sheet1"
-
-
-def _with_sheet_column(table: Table, frame: Any) -> Any:
-    """Rows of a workbook of several sheets written as one table say which sheet they came from."""
-    sheet_of = table.sheet_column()
-    if sheet_of is None or "sheet" in frame.columns:
-        return frame
-    return frame.assign(sheet=sheet_of)
-
-
-def _write_sheets(pd: Any, table: Table, sheets: list[tuple[str, list[str]]], frame: Any, tmp: str, path: str) -> None:
-    """A workbook in, a workbook out: each sheet under its name, with its own columns and the added ones."""
-    sheet_of = table.sheet_column()
-    added = [column for column in table.columns if all(column not in names for _, names in sheets)]
-    try:
-        with pd.ExcelWriter(tmp) as writer:
-            for name, names in sheets:
-                rows = frame[[sheet == name for sheet in sheet_of or []]]
-                rows[[*names, *[c for c in added if c not in names]]].to_excel(writer, sheet_name=name, index=False)
-    except ImportError as exc:
-        raise missing_dependency(exc.name or _ENGINES["excel"], "excel") from exc
-    except OSError:
-        raise
-    except Exception as exc:  # openpyxl refuses some values with its own types
-        raise InputError(f"{path}: cannot write as Excel ({type(exc).__name__}: {exc})") from exc
-
-
-def _write_frame(frame: Any, kind: str, tmp: str, path: str, sheet: str = "Sheet1") -> None:
-    try:
-        if kind == "parquet":
-            frame.to_parquet(tmp, index=False)
-        else:
-            frame.to_excel(tmp, index=False, sheet_name=sheet)
-    except ImportError as exc:
-        raise missing_dependency(exc.name or _ENGINES[kind], kind) from exc
-    except OSError:
-        raise
-    except Exception as exc:  # pyarrow and openpyxl refuse some values with their own types (mixed column types, ...)
-        raise InputError(f"{path}: cannot write as {kind.capitalize()} ({type(exc).__name__}: {exc})") from exc
-
-
-def _write_text(table: Table, kind: str, handle: IO[str]) -> None:
-    if table.is_frame:
-        frame = _with_sheet_column(table, table.rows)
-        if kind == "jsonl":
-            frame.to_json(handle, orient="records", lines=True, force_ascii=False, date_format="iso")
-        else:
-            frame.to_csv(handle, index=False)
-        return
-    if kind == "jsonl":
-        for row in table.rows:
-            handle.write(json.dumps(row, ensure_ascii=False))
-            handle.write("\n")
-        return
-    writer = csv.writer(handle)
-    writer.writerow(table.columns)
-    for row in table.rows:
-        writer.writerow([_csv_cell(row.get(name)) for name in table.columns])
-
-
-def _csv_cell(value: Any) -> Any:
-    # Nested JSON values stay JSON in a CSV cell; a missing one is an empty cell.
-    if value is None:
-        return ""
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False)
-    return value
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -495,7 +368,7 @@ def _names(names: Sequence[str]) -> str:
     return ", ".join(repr(name) for name in names) or "none"
 
 
-def _pandas(kind: str) -> Any:
+def require_pandas(kind: str) -> Any:
     try:
         import pandas as pd
     except ImportError as exc:

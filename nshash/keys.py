@@ -14,12 +14,14 @@ pages are removed, add every page with a key.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 import farmhash
 
 from nshash.buckets import from_value, to_value
+from nshash.errors import ArgumentTypeError
 from nshash.features import mix64
+from nshash.stores.view import StoreView
 
 KEY: Final = "key"
 UNDO: Final = "undo"
@@ -43,7 +45,7 @@ def user_key(key: object) -> int:
     elif isinstance(key, int) and not isinstance(key, bool):
         data = b"i" + str(key).encode()
     else:
-        raise TypeError(f"a key must be a str, bytes or int, not {type(key).__name__}")
+        raise ArgumentTypeError(f"a key must be a str, bytes or int, not {type(key).__name__}")
     return int(farmhash.fingerprint64(data))
 
 
@@ -51,7 +53,7 @@ def _undo_keys(user: int, count: int) -> list[int]:
     return [mix64((user + index * _STEP) & _MASK64) for index in range(count + 1)]
 
 
-def record(view: Any, user: int, similar_id: int, owned: Sequence[int] | None) -> None:
+def record(view: StoreView, user: int, similar_id: int, owned: Sequence[int] | None) -> None:
     """Store that ``user`` got ``similar_id`` and, if ``owned`` is given, which fingerprints its page owns."""
     view.put_many(KEY, [(user, similar_id)])
     if owned is None:
@@ -62,7 +64,7 @@ def record(view: Any, user: int, similar_id: int, owned: Sequence[int] | None) -
     view.put_many(REF, [(key, (count or 0) + 1) for key, count in zip(owned, counts)])
 
 
-def withdraw(view: Any, user: int) -> bool:
+def withdraw(view: StoreView, user: int) -> bool:
     """Forget ``user``'s page: release its fingerprints, deleting those no other removable page owns.
 
     Returns ``False`` when the page was added without ``removable=True``

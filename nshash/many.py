@@ -31,11 +31,20 @@ from functools import partial
 from itertools import chain
 from typing import TYPE_CHECKING, Any, Final, Optional, Union
 
-from nshash.errors import DocumentDecodeError, DocumentTypeError, NSHashError, missing_dependency
+from nshash.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    DocumentDecodeError,
+    DocumentTypeError,
+    NSHashError,
+    missing_dependency,
+)
+from nshash.options import positive_int
 from nshash.stores.base import HashDB
+from nshash.stores.view import StoreView
 from nshash.text import coerce_document
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for annotations only: index.py imports this module, never the other way round
     from nshash.index import Index
 
 #: Documents per unit of work: large enough that a round trip to a worker is
@@ -90,9 +99,9 @@ def get_similar_many(
     [1, 2, 1]
     """
     if isinstance(docs, (str, bytes, bytearray)):
-        raise TypeError("docs must be an iterable of documents, not a single document")
-    workers = _positive("workers", workers)
-    chunk_size = _positive("chunk_size", chunk_size)
+        raise ArgumentTypeError("docs must be an iterable of documents, not a single document")
+    workers = positive_int("workers", workers)
+    chunk_size = positive_int("chunk_size", chunk_size)
     if progress:
         _tqdm()  # fail now, not after the first chunk, when tqdm is missing
     total = len(docs) if isinstance(docs, Sized) else None
@@ -152,13 +161,9 @@ class Fingerprinter:
 
 
 # -- one process ----------------------------------------------------------------------------
-def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be an int >= 1, not {value!r}")
-    return value
 
 
-def _assign_one(assign: Callable[[Any, Any], int], features: Any, view: Any) -> int:
+def _assign_one(assign: Callable[[Any, Any], int], features: Any, view: StoreView) -> int:
     return assign(view, features)
 
 
@@ -221,7 +226,7 @@ def _work(offset: int, chunk: list[Any]) -> tuple[_Packed, NSHashError | None]:
     """In a worker: the fingerprints of ``chunk`` (at ``offset`` in the input)."""
     fingerprint = _worker_fingerprint
     if fingerprint is None:  # pragma: no cover - the pool always runs _init_worker first
-        raise RuntimeError("nshash worker not initialised")
+        raise NSHashError("nshash worker not initialised")
     batch, error = fingerprint(chunk, offset)
     return _pack(batch), error
 
@@ -239,7 +244,7 @@ def _in_workers(fingerprinter: Fingerprinter, docs: Iterable[Any], size: int, wo
     try:
         pickle.dumps(fingerprinter)
     except Exception as exc:  # any pickling failure means the same: it cannot cross processes
-        raise ValueError(
+        raise ArgumentError(
             "workers > 1 needs an index that can be sent to another process, and this one cannot "
             f"({type(exc).__name__}: {exc}); use a named hashfunc or workers=1"
         ) from exc
@@ -349,7 +354,7 @@ def _tqdm() -> Any:
 
 
 def _add_counts(store: HashDB, documents: int, highest_id: int) -> None:
-    def update(view: Any) -> None:
+    def update(view: StoreView) -> None:
         raw = view.get_meta(_COUNTS_KEY)
         counts = {"documents": 0, "highest_id": 0} if raw is None else json.loads(raw)
         counts["documents"] += documents

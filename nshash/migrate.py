@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
@@ -122,8 +122,11 @@ def refuse_07_leveldb(items: Iterable[tuple[bytes, bytes]], where: str) -> None:
         raise refusal(where, "fingerprints of sentences as text keys, ids as text values")
 
 
-def check_07_name(path: str | os.PathLike[str]) -> None:
+def check_07_name(path: str | os.PathLike[str], read_state: Callable[[Path], object]) -> None:
     """For a new memory store at ``path``: notice 0.7's file name ``<path>.hashdb.pkl`` beside it.
+
+    ``read_state`` reads a memory store file (passed in: the memory store's
+    file format depends on this module, not the other way round).
 
     0.7's ``HashDBMemory(name)`` added ``.hashdb.pkl``; 2.0's takes the file's
     path (``NSHash(name)`` still adds it).  A 0.7 store there is refused, so
@@ -133,8 +136,6 @@ def check_07_name(path: str | os.PathLike[str]) -> None:
     old = Path(f"{os.fspath(path)}.hashdb.pkl")
     if not old.is_file():
         return
-    from nshash.stores.memory import read_state
-
     hint = (
         f"HashDBMemory takes the file's path since 2.0 (0.7 added '.hashdb.pkl'; "
         f"NSHash({os.fspath(path)!r}) still does): pass {str(old)!r} to open the old file"

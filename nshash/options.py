@@ -50,6 +50,19 @@ def check_int(name: str, value: object, low: int, high: int) -> int:
     return value
 
 
+def positive_int(name: str, value: object, minimum: int = 1) -> int:
+    """An integer option or setting with no upper bound (``k``, ``workers``, ...), checked at the boundary.
+
+    >>> positive_int("workers", 0)
+    Traceback (most recent call last):
+    ...
+    nshash.errors.OptionError: workers must be an int >= 1, not 0
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise OptionError(f"{name} must be an int >= {minimum}, not {value!r}")
+    return value
+
+
 @dataclasses.dataclass(frozen=True)
 class Options:
     """NSHash's options (see :class:`nshash.NSHash` for what each does).

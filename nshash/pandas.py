@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Union, overload
 
 from nshash import batch
+from nshash.errors import OptionError
 from nshash.io import is_missing
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def similar_ids(texts: Any, na: NAPolicy = "keep", **options: Any) -> Any:
     [1, <NA>]
     """
     if na not in NA_POLICIES:
-        raise ValueError(f"na must be one of {', '.join(map(repr, NA_POLICIES))}, not {na!r}")
+        raise OptionError(f"na must be one of {', '.join(map(repr, NA_POLICIES))}, not {na!r}")
     if isinstance(texts, (str, bytes)):  # one document, not a list of them: the batch says so
         return batch.similar_ids(texts, **options)
     pd = sys.modules.get("pandas")

@@ -28,10 +28,13 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from nshash.buckets import add_to_buckets, offset_keys, read_buckets
 from nshash.clusters import find_roots, merge
+from nshash.errors import OptionError
 from nshash.features import U64Array, check_tokenizer, features, mix64, mix64_array, require_numpy
-from nshash.index import Index, positive_int
+from nshash.index import Index
 from nshash.match import Match
+from nshash.options import positive_int
 from nshash.stores import HashDB
+from nshash.stores.view import StoreView
 from nshash.text import coerce_document
 
 if TYPE_CHECKING:
@@ -159,17 +162,17 @@ class Shingles(Index):
 
         self.w = positive_int("w", w)
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
-            raise ValueError(f"threshold must be a number in (0, 1], not {threshold!r}")
+            raise OptionError(f"threshold must be a number in (0, 1], not {threshold!r}")
         self.threshold = float(threshold)
         self.num_perm = positive_int("num_perm", num_perm)
         self.bands = choose_bands(self.num_perm, self.threshold) if bands is None else positive_int("bands", bands)
         if self.bands > self.num_perm:
-            raise ValueError(f"bands must be <= num_perm ({self.num_perm}), not {bands}")
+            raise OptionError(f"bands must be <= num_perm ({self.num_perm}), not {bands}")
         self.rows = self.num_perm // self.bands
         self.bucket_size = positive_int("bucket_size", bucket_size)
         self.tokenizer = check_tokenizer(tokenizer)
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an int, not {seed!r}")
+            raise OptionError(f"seed must be an int, not {seed!r}")
         self.seed = seed
         randoms = _splitmix(seed, 1 + self.num_perm * _PROBES)
         self._salt = np.uint64(randoms[0])
@@ -297,7 +300,7 @@ class Shingles(Index):
         words = padded.view("<i8").tolist()
         return Signature(entry, band_keys.tolist(), digests, words)
 
-    def _agreements(self, view: Any, signature: Signature, candidates: list[int]) -> list[int]:
+    def _agreements(self, view: StoreView, signature: Signature, candidates: list[int]) -> list[int]:
         """Equal digests between ``signature`` and each candidate's stored signature."""
         import numpy as np
 
@@ -306,7 +309,7 @@ class Shingles(Index):
         stored = raw.view(np.uint8).reshape(len(candidates), -1)[:, : self.num_perm]
         return _agreements(signature.digests, stored).tolist()  # type: ignore[no-any-return]
 
-    def _decide(self, view: Any, signature: Signature | None) -> Match:
+    def _decide(self, view: StoreView, signature: Signature | None) -> Match:
         if signature is None:
             return Match(int(view.allocate_id()), True, 0.0, ())
         counts, candidates = read_buckets(view, signature.bands, self.bucket_size)

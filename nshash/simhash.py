@@ -25,11 +25,13 @@ from typing import TYPE_CHECKING, Any, Final, Union
 
 from nshash.buckets import add_to_buckets, read_buckets
 from nshash.clusters import find_roots, merge
-from nshash.errors import OptionsMismatchError, StoreCorruptError
+from nshash.errors import ArgumentError, ArgumentTypeError, OptionError, OptionsMismatchError, StoreCorruptError
 from nshash.features import FEATURES, U64Array, check_tokenizer, features, mix64, require_numpy
-from nshash.index import Index, positive_int
+from nshash.index import Index
 from nshash.match import Match
+from nshash.options import positive_int
 from nshash.stores import HashDB
+from nshash.stores.view import StoreView
 from nshash.text import coerce_document
 
 if TYPE_CHECKING:
@@ -143,37 +145,37 @@ class SimHash(Index):
     ) -> None:
         self.k = positive_int("k", k, minimum=0)
         if self.k >= BITS // 2:
-            raise ValueError(f"k must be < {BITS // 2} (fingerprints further apart are unrelated), not {k}")
+            raise OptionError(f"k must be < {BITS // 2} (fingerprints further apart are unrelated), not {k}")
         self.blocks = positive_int("blocks", self.k + 1 if blocks is None else blocks, minimum=self.k + 1)
         if self.blocks > BITS:
-            raise ValueError(f"blocks must be <= {BITS}, not {blocks}")
+            raise OptionError(f"blocks must be <= {BITS}, not {blocks}")
         tables = math.comb(self.blocks, self.k)
         if tables > _MAX_TABLES:
-            raise ValueError(
+            raise OptionError(
                 f"blocks={self.blocks} with k={self.k} needs {tables} bucket lookups per document; "
                 f"choose blocks so that C(blocks, k) <= {_MAX_TABLES} (blocks=k+1 or k+2)"
             )
         if features not in FEATURES:
-            raise ValueError(f"features must be one of {', '.join(FEATURES)}, not {features!r}")
+            raise OptionError(f"features must be one of {', '.join(FEATURES)}, not {features!r}")
         self.features = features
         self.ngram = positive_int("ngram", ngram)
         self.tokenizer = check_tokenizer(tokenizer)
         self.bucket_size = positive_int("bucket_size", bucket_size)
         if weights not in WEIGHTS:
-            raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, not {weights!r}")
+            raise OptionError(f"weights must be one of {', '.join(WEIGHTS)}, not {weights!r}")
         self.weights = weights
         self._idf: _IdfTable | None = None
         # A digest (or nothing) stands for the table kept in the store: checked when it is opened.
         self._stored_idf: str | None = None
         if weights == "tfidf":
             if isinstance(idf, str) and not idf.startswith(_DIGEST_PREFIX):
-                raise TypeError("idf must be sample texts (a list of str), a table, or a stored table's digest")
+                raise ArgumentTypeError("idf must be sample texts (a list of str), a table, or a stored table's digest")
             if idf is None or isinstance(idf, str):
                 self._stored_idf = idf or ""
             else:
                 self._idf = _IdfTable.build(idf, self._hashes)
         elif idf is not None:
-            raise ValueError("idf= is used only with weights='tfidf'")
+            raise OptionError("idf= is used only with weights='tfidf'")
         self._masks = block_masks(self.blocks, self.k)
         self._salts = [mix64(table + 1) for table in range(len(self._masks))]
         options = {
@@ -190,12 +192,12 @@ class SimHash(Index):
         require_numpy()
         super().__init__(name, hashdb, options, errors=errors, store_options=store_options, removable=removable)
 
-    def _check_options(self, view: Any) -> None:
+    def _check_options(self, view: StoreView) -> None:
         """Load a tf-idf table kept in the store, or keep the given one there; then check the options."""
         raw = view.get_meta(_IDF_META)
         if self._stored_idf is not None:
             if raw is None:
-                raise ValueError(
+                raise OptionError(
                     "weights='tfidf' needs idf= (sample texts, or the .idf of an earlier index) "
                     f"for a new index; {self.store.describe()} keeps no idf table"
                 )
@@ -262,7 +264,7 @@ class SimHash(Index):
         # The table's number goes into the hash, so equal bits of two tables never share a bucket.
         return [mix64((fingerprint & mask) ^ salt) for mask, salt in zip(self._masks, self._salts)]
 
-    def _near(self, view: Any, fingerprint: int) -> tuple[list[int], list[int], list[int]]:
+    def _near(self, view: StoreView, fingerprint: int) -> tuple[list[int], list[int], list[int]]:
         """Bucket keys, their counters, and the stored fingerprints within ``k`` of ``fingerprint``."""
         keys = self._bucket_keys(fingerprint)
         counts, entries = read_buckets(view, keys, self.bucket_size)
@@ -286,7 +288,7 @@ class SimHash(Index):
         fingerprint = _check_fingerprint(fingerprint)
         return self.store.transaction(lambda view: self._assign(view, fingerprint))
 
-    def _decide(self, view: Any, fingerprint: int | None) -> Match:
+    def _decide(self, view: StoreView, fingerprint: int | None) -> Match:
         if fingerprint is None:
             # Nothing to compare: a document without words is its own cluster.
             return Match(int(view.allocate_id()), True, 0.0, ())
@@ -311,9 +313,9 @@ class SimHash(Index):
 
 def _check_fingerprint(fingerprint: object) -> int:
     if isinstance(fingerprint, bool) or not isinstance(fingerprint, int):
-        raise TypeError(f"a fingerprint must be an int, not {type(fingerprint).__name__}")
+        raise ArgumentTypeError(f"a fingerprint must be an int, not {type(fingerprint).__name__}")
     if not 0 <= fingerprint < 1 << BITS:
-        raise ValueError(f"a fingerprint is an unsigned 64-bit int, got {fingerprint}")
+        raise ArgumentError(f"a fingerprint is an unsigned 64-bit int, got {fingerprint}")
     return fingerprint
 
 
@@ -334,7 +336,7 @@ class _IdfTable:
         import numpy as np
 
         if isinstance(source, bytes):
-            raise TypeError("idf must be sample texts (a list of str) or a table, not bytes")
+            raise ArgumentTypeError("idf must be sample texts (a list of str) or a table, not bytes")
         if isinstance(source, Mapping):
             items = sorted((int(key), float(value)) for key, value in source.items())
         else:
@@ -345,13 +347,13 @@ class _IdfTable:
                 for key in np.unique(hashes(coerce_document(doc))).tolist():
                     frequency[key] = frequency.get(key, 0) + 1
             if not documents:
-                raise ValueError("idf needs at least one sample text")
+                raise OptionError("idf needs at least one sample text")
             # Smoothed idf >= 1, so a feature seen everywhere still counts a little.
             items = sorted((key, _smooth_idf(documents, count)) for key, count in frequency.items())
         if not items:
-            raise ValueError("idf is empty: the sample texts have no words")
+            raise OptionError("idf is empty: the sample texts have no words")
         if any(not math.isfinite(value) or value <= 0 for _, value in items):
-            raise ValueError("idf weights must be finite and > 0")
+            raise OptionError("idf weights must be finite and > 0")
         keys = np.array([key for key, _ in items], dtype=np.uint64)
         weights = np.array([_quantise(value) for _, value in items], dtype=np.int64)
         return cls(keys, weights)

@@ -28,8 +28,9 @@ _MASK64: Final = (1 << 64) - 1
 _PRIME: Final = 0x100000001B3  # FNV-1's 64-bit prime: spreads code points over the word
 _PRIME_OUT: Final = pow(_PRIME, GRAM - 1, 1 << 64)
 _EMPTY: Final = _MASK64
-#: Slots agree by chance with probability 1/256 at 8 bits.
-_CHANCE: Final = 1 / 256
+#: Bits kept per slot: slots agree by chance with probability 1 / 2**8.
+_SLOT_BITS: Final = 8
+_CHANCE: Final = 1 / (1 << _SLOT_BITS)
 
 
 class Sketch(NamedTuple):
@@ -157,13 +158,15 @@ EDGE_REST: Final = 0.1
 #: Bits of a member's line filter, and bit positions set per line (3 x 10 bits of a 32-bit line key).
 BLOOM_BITS: Final = 1024
 _BLOOM_PROBES: Final = 3
+#: Each probe takes the next 10 bits of the line key (1024 = 2**10).
+_PROBE_BITS: Final = 10
 
 
 def _probes(key: int) -> int:
     """The bits a line key sets in a :func:`line_filter`."""
     mask = 0
     for probe in range(_BLOOM_PROBES):
-        mask |= 1 << ((key >> (10 * probe)) & (BLOOM_BITS - 1))
+        mask |= 1 << ((key >> (_PROBE_BITS * probe)) & (BLOOM_BITS - 1))
     return mask
 
 
@@ -257,6 +260,9 @@ _FILTER_WORDS: Final = BLOOM_BITS // 64
 ENTRIES: Final = 1 + _WORDS + _FILTER_WORDS
 #: Members per cluster the key layout has room for.
 MAX_MEMBERS: Final = 4
+#: A member's entries are keyed ``cluster << 8 | member << 6 | entry``.
+_CLUSTER_SHIFT: Final = 8
+_MEMBER_SHIFT: Final = 6
 
 
 class Member(NamedTuple):
@@ -269,7 +275,7 @@ class Member(NamedTuple):
 
 def entry_keys(cluster: int, member: int) -> list[int]:
     """The ``sketch`` table keys of a cluster's ``member``-th document (member < :data:`MAX_MEMBERS`)."""
-    base = (cluster << 8) | (member << 6)
+    base = (cluster << _CLUSTER_SHIFT) | (member << _MEMBER_SHIFT)
     return [base | part for part in range(ENTRIES)]
 
 

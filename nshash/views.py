@@ -8,17 +8,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from nshash.clusters import find_roots
+from nshash.stores.view import StoreView, ViewBase
 
 FP = "fp"
 
 
-class DryRun:
+class DryRun(ViewBase):
     """Reads through to ``view``; keeps writes to itself and hands out id 0 (never a real id)."""
 
-    def __init__(self, view: Any) -> None:
+    def __init__(self, view: StoreView) -> None:
         self._view = view
         self._writes: dict[str, dict[int, int | None]] = {}
 
@@ -40,23 +40,23 @@ class DryRun:
         return 0
 
     def get_meta(self, key: str) -> str | None:
-        return self._view.get_meta(key)  # type: ignore[no-any-return]
+        return self._view.get_meta(key)
 
     def set_meta(self, key: str, value: str) -> None:
         pass
 
     def count(self, table: str) -> int:
-        return self._view.count(table)  # type: ignore[no-any-return]
+        return self._view.count(table)
 
 
-class Recorder:
+class Recorder(ViewBase):
     """Passes everything to ``view`` and notes which fingerprint keys the document used.
 
     See :meth:`owned`: the keys it wrote, and the keys it read that lead to
     the cluster it joined.
     """
 
-    def __init__(self, view: Any) -> None:
+    def __init__(self, view: StoreView) -> None:
         self._view = view
         self._read: dict[int, int] = {}
         self._written: list[int] = []
@@ -89,10 +89,10 @@ class Recorder:
         return int(self._view.allocate_id())
 
     def get_meta(self, key: str) -> str | None:
-        return self._view.get_meta(key)  # type: ignore[no-any-return]
+        return self._view.get_meta(key)
 
     def set_meta(self, key: str, value: str) -> None:
         self._view.set_meta(key, value)
 
     def count(self, table: str) -> int:
-        return self._view.count(table)  # type: ignore[no-any-return]
+        return self._view.count(table)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
 import subprocess
 import sys
+from pathlib import Path
 
 import nshash
 
@@ -37,3 +40,93 @@ def test_every_error_derives_from_nshash_error() -> None:
     assert issubclass(nshash.DocumentTypeError, TypeError)
     assert issubclass(nshash.OptionsMismatchError, ValueError)
     assert issubclass(nshash.MissingDependencyError, ImportError)
+
+
+# Built-in exceptions raised on purpose inside the package and translated where
+# they are caught, never reaching a caller: (module, function).
+_CAUGHT_INSIDE = {
+    ("nshash/stores/memory_format.py", "check_state"),
+    ("nshash/stores/memory_format.py", "check_table"),
+    ("nshash/stores/memory_format.py", "check_acyclic"),
+    ("nshash/stores/memory_format.py", "read_reservation"),
+    ("nshash/_accel.py", "_load"),
+}
+_BUILTIN_ERRORS = {
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, Exception)
+} - {"NotImplementedError", "AttributeError"}  # for subclass authors; the attribute protocol (hasattr)
+
+
+def test_the_package_raises_only_nshash_errors() -> None:
+    # Every error a caller can see is an NSHashError (argument errors also
+    # ValueError/TypeError): no module raises a bare built-in exception,
+    # except where it is caught and translated in the same module.
+    package = Path(nshash.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        relative = f"nshash/{path.relative_to(package).as_posix()}"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                    name = getattr(node.exc.func, "id", None)
+                    if name in _BUILTIN_ERRORS and (relative, function.name) not in _CAUGHT_INSIDE:
+                        found.append(f"{relative}:{node.lineno} {function.name}: raise {name}")
+    assert not found, "\n".join(found)
+
+
+def _package_modules() -> dict[str, Path]:
+    package = Path(nshash.__file__).parent
+    modules = {}
+    for path in package.rglob("*.py"):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def test_no_package_module_is_over_500_lines() -> None:
+    # A module past ~500 lines is holding more than one thing (STYLE.md).
+    long = {name: n for name, path in _package_modules().items() if (n := len(path.read_text().splitlines())) > 500}
+    assert not long
+
+
+def test_package_modules_import_each_other_without_cycles() -> None:
+    # Counting imports inside functions too (a lazy import hides a cycle, it does
+    # not remove it); those under `if TYPE_CHECKING:` are for annotations only.
+    modules = _package_modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {
+            id(node)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+            for node in ast.walk(block)
+        }
+        imported = set()
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported |= {f"{node.module}.{alias.name}" for alias in node.names} | {node.module}
+            elif isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+        # Not the package itself: `nshash/__init__.py` imports everything by design.
+        graph[name] = {other for other in imported if other in modules and other not in (name, "nshash")}
+    cycles = []
+    done: set[str] = set()
+
+    def visit(name: str, path: list[str]) -> None:
+        if name in path:
+            cycles.append(" -> ".join([*path[path.index(name) :], name]))
+            return
+        if name in done:
+            return
+        for other in sorted(graph[name]):
+            visit(other, [*path, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+    assert not cycles

@@ -234,6 +234,22 @@ def test_progress_is_shown_in_every_mode(tmp_path: Path, mode: list[str]) -> Non
     assert hidden.stderr == ""
 
 
+@pytest.mark.parametrize("mode", [[], ["--online"], ["--name", "news"]])
+def test_progress_without_tqdm_names_the_extra_in_every_mode(
+    tmp_path: Path, mode: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A module that fails to import shadows an installed tqdm: what a user without the extra sees.
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "tqdm.py").write_text("raise ImportError('No module named tqdm')\n", encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(shadow), os.environ.get("PYTHONPATH")])))
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS))
+    result = run("dedup", "in.jsonl", "-o", "out.jsonl", "--progress", *mode, cwd=tmp_path)
+    assert result.returncode == 3
+    assert "pip install 'nshash[progress]'" in error_line(result)
+    assert run("dedup", "in.jsonl", "-o", "out.jsonl", "--no-progress", "-q", *mode, cwd=tmp_path).returncode == 0
+
+
 # -- output files respect the umask (issue 13, item 10) -------------------------------------------
 @pytest.mark.parametrize("umask", [0o022, 0o027, 0o002])
 @pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".parquet"])

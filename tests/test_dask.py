@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -103,3 +105,88 @@ def test_one_or_four_workers_give_the_batch_ids(workers: int) -> None:
         distributed.Client(cluster),
     ):
         assert dask_ids(texts, npartitions=5).tolist() == nshash.similar_ids(texts)
+
+
+# -- files read by glob: unknown divisions, partitions Dask fuses (issue 14) -----------------------
+def write_pages(directory: Path, texts: list[str], files: int, suffix: str) -> None:
+    """``texts`` split over ``files`` files, each with a large extra column (so that reading only
+    the text column lets Dask fuse several files into one partition)."""
+    directory.mkdir()
+    step = -(-len(texts) // files)
+    for number, start in enumerate(range(0, len(texts), step)):
+        chunk = texts[start : start + step]
+        frame = pd.DataFrame(
+            {"url": [f"u{number}-{i}" for i in range(len(chunk))], "html": ["x" * 20_000] * len(chunk)}
+        )
+        frame["content"] = chunk
+        path = directory / f"part{number:03d}{suffix}"
+        if suffix == ".parquet":
+            frame.to_parquet(path)
+        else:
+            path.write_text("".join(json.dumps(row) + "\n" for row in frame.to_dict("records")), encoding="utf-8")
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".jsonl"])
+def test_globs_with_unknown_divisions_give_the_batch_ids(client: object, tmp_path: Path, suffix: str) -> None:
+    pytest.importorskip("pyarrow")
+    texts, _ = make_corpus(seed=7, articles=30)
+    write_pages(tmp_path / "pages", texts, files=24, suffix=suffix)
+    pattern = str(tmp_path / "pages" / f"*{suffix}")
+    ddf = dd.read_parquet(pattern) if suffix == ".parquet" else dd.read_json(pattern, lines=True, blocksize=None)
+    assert not ddf.known_divisions
+    expected = nshash.similar_ids(texts)
+    assert nshash_dask.similar_ids(ddf, column="content").compute().tolist() == expected
+    # Every file's index starts at 0: the ids must go to their own rows, not be joined on the index.
+    ddf["similar_id"] = nshash_dask.similar_ids(ddf, column="content")
+    got = ddf.compute()
+    assert got["content"].tolist() == texts
+    assert got["similar_id"].tolist() == expected
+
+
+def test_reading_only_the_text_column_fuses_partitions_and_ids_stay_in_place(client: object, tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    texts, _ = make_corpus(seed=8, articles=20)
+    write_pages(tmp_path / "pages", texts, files=40, suffix=".parquet")
+    texts_only = dd.read_parquet(str(tmp_path / "pages" / "*.parquet"))["content"]
+    # The situation of the reported failure: fewer partitions read than the collection declares.
+    assert len(texts_only.to_delayed()) < texts_only.npartitions
+    assert nshash_dask.similar_ids(texts_only).compute().tolist() == nshash.similar_ids(texts)
+
+
+def test_progress_bar_counts_the_documents(client: object, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("tqdm")
+    texts, _ = make_corpus(seed=4, articles=6)
+    series = dd.from_pandas(pd.Series(texts, dtype=object), npartitions=3, sort=False)
+    assert nshash_dask.similar_ids(series, progress=True).compute().tolist() == nshash.similar_ids(texts)
+    assert f"{len(texts)} doc" in capsys.readouterr().err
+
+
+def test_progress_without_tqdm_names_the_extra(client: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # what an uninstalled module looks like to import
+    series = dd.from_pandas(pd.Series(["a"], dtype=object), npartitions=1)
+    with pytest.raises(nshash.MissingDependencyError, match=r"nshash\[progress\]"):
+        nshash_dask.similar_ids(series, progress=True)
+
+
+def test_a_worker_with_another_version_is_refused() -> None:
+    from nshash.dask import _partition_features
+
+    with pytest.raises(nshash.NSHashError, match="install the same version"):
+        _partition_features(pd.Series(["text"]), {}, "0.0.1")
+
+
+@pytest.mark.parametrize("hashfunc", ["farmhash", "md5"])
+def test_features_travel_packed_and_come_back_equal(hashfunc: str) -> None:
+    from nshash.dask import pack, unpack
+    from nshash.fingerprint import Fingerprinter
+    from nshash.options import Options
+
+    texts, _ = make_corpus(seed=2, articles=8)
+    texts += ["", "   ", "Hi!", "第一句话足够长，可以作为指纹。第二句也一样长。", "x\n" * 300]
+    opts, hash_ = Options.build(hashfunc)
+    fingerprinter = Fingerprinter(opts, hash_)
+    features = [fingerprinter.features(text) for text in texts]
+    assert list(unpack(pack(features))) == features
+    assert list(unpack(pack([]))) == []

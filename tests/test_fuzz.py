@@ -156,13 +156,22 @@ def test_str_and_bytes_subclasses_and_buffers_work() -> None:
         (lambda nsh: nshash.NSHash(split="nope"), ValueError),
         (lambda nsh: nshash.NSHash(store_options={"save_every": 0}), ValueError),
         (lambda nsh: nshash.NSHash(store_options={"nope": 1}), TypeError),
+        (lambda nsh: nshash.NSHash(store_options={"nope": 1}), nshash.UnknownOptionError),
+        (lambda nsh: nshash.NSHash(hashdb="leveldb"), ValueError),
+        (lambda nsh: nshash.NSHash(removable=1), TypeError),
+        (lambda nsh: nshash.SimHash(k=40), ValueError),
+        (lambda nsh: nshash.Shingles(threshold=2), ValueError),
+        (lambda nsh: nsh.get_similar_many(["a"], workers=0), ValueError),
+        (lambda nsh: nsh.get_similar_many("a single document"), TypeError),
+        (lambda nsh: nshash.similar_ids("a single document"), TypeError),
     ],
 )
 def test_wrong_arguments_raise_type_or_value_errors(call: Callable[[nshash.NSHash], Any], error: type) -> None:
     nsh = nshash.NSHash()
     nsh.get_similar(article(random.Random(2)))
-    with pytest.raises(error):
+    with pytest.raises(error) as caught:
         call(nsh)
+    assert isinstance(caught.value, nshash.NSHashError)  # one hierarchy catches every error
 
 
 @pytest.mark.parametrize("hashdb", ["memory", "leveldb", "redis"])
@@ -173,8 +182,9 @@ def test_ids_outside_the_id_range_are_refused_by_every_store(
     with open_index(tmp_path, hashdb, request) as nsh:
         nsh.get_similar(article(random.Random(3)))
         for call in (nsh.resolve, lambda i: nsh.resolve_many([1, i])):
-            with pytest.raises(ValueError):
+            with pytest.raises(ValueError) as caught:
                 call(bad)
+            assert isinstance(caught.value, nshash.NSHashError)
         assert nsh.resolve_many([1]) == [1]
 
 

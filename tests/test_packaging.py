@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tarfile
@@ -87,6 +88,31 @@ def test_the_sdist_holds_what_its_tests_need(sdist: Path) -> None:
     tests = {f"tests/{path.name}" for path in (ROOT / "tests").glob("*.py")}
     assert tests <= names
     assert not [name for name in names if name.endswith((".so", ".pyc", ".hashdb.pkl"))]
+
+
+def c_sources() -> set[str]:
+    """The C accelerator's sources: the .c files and every header they include, followed through headers."""
+    todo = [f"nshash/{path.name}" for path in (ROOT / "nshash").glob("*.c")]
+    found: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        found.add(name)
+        for header in re.findall(r'^#include "([^"]+)"', (ROOT / name).read_text(encoding="utf-8"), re.MULTILINE):
+            todo.append(f"nshash/{header}")
+    return found
+
+
+def test_the_sdist_holds_the_c_sources_and_headers(sdist: Path) -> None:
+    # Without them pip builds no accelerator from the sdist (optional=True: silently pure Python).
+    sources = c_sources()
+    assert {"nshash/_speedups.c", "nshash/_farmhash.h", "nshash/_sentences.h"} <= sources
+    missing = sorted(sources - members(sdist))
+    assert not missing, f"not in the sdist: {missing}"
+    assert "setup.py" in members(sdist)
+    # What make_corpus.py downloads (hundreds of MB) never ships.
+    assert not [name for name in members(sdist) if name.startswith(("benchmarks/.cache/", "benchmarks/data/"))]
 
 
 def test_the_sdist_metadata(sdist: Path) -> None:

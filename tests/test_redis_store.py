@@ -232,6 +232,7 @@ def test_unreachable_server_names_it(tmp_path: Path) -> None:
     [
         ({"url": 6379}, TypeError, "url must be a str"),
         ({"url": "http://localhost"}, ValueError, "redis://"),
+        ({"url": "redis://:s3cret@localhost:port/0"}, ValueError, "not a Redis URL"),
         ({"prefix": ""}, ValueError, "prefix must be a non-empty str"),
         ({"prefix": None}, ValueError, "prefix must be a non-empty str"),
         ({"timeout": 0}, ValueError, "timeout"),
@@ -241,8 +242,9 @@ def test_unreachable_server_names_it(tmp_path: Path) -> None:
     ],
 )
 def test_bad_arguments_are_refused(kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
-    with pytest.raises(error, match=match):
+    with pytest.raises(error, match=match) as caught:
         HashDBRedis(**kwargs)
+    assert isinstance(caught.value, nshash.NSHashError)
 
 
 def test_buckets_are_fixed_at_creation(redis_server: RedisServer, prefix: str) -> None:

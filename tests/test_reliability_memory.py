@@ -71,7 +71,7 @@ def test_a_killed_crawler_loses_at_most_a_second(tmp_path: Path, sig: int) -> No
     docs = [article(rng) for _ in range(3000)]
     acked, _ = crawl_until_signal(tmp_path, sig, docs, after=1.6)
     with nshash.NSHash(tmp_path / "news") as nsh:
-        fp = nsh.store.local_tables()["fp"]  # type: ignore[index]
+        fp = nsh.store._tables["fp"]  # type: ignore[attr-defined]
         kept = max(fp.values())  # distinct articles: 1, 2, 3, ... in order
         # The log was committed at least once (every 1 s), so about a second at most is missing.
         assert kept >= 1
@@ -85,7 +85,7 @@ def test_a_killed_crawler_loses_at_most_a_second(tmp_path: Path, sig: int) -> No
 
 def test_the_log_replays_to_exactly_the_live_tables(tmp_path: Path) -> None:
     # Site pages share headers and footers: boilerplate marking and merges, the
-    # writes the C path makes in place, are all in this stream.
+    # writes that overwrite values, are all in this stream.
     docs, _ = site_corpus(150, seed=3)
     more, _ = labelled_corpus(150, seed=4)
     nsh = nshash.NSHash(tmp_path / "news")
@@ -94,7 +94,7 @@ def test_the_log_replays_to_exactly_the_live_tables(tmp_path: Path) -> None:
     for doc in docs + more:
         nsh.get_similar(doc)
     store.commit()
-    live = {table: dict(values) for table, values in store.local_tables().items()}  # type: ignore[union-attr]
+    live = {table: dict(values) for table, values in store._tables.items()}
     assert live["stat"] and any(value == 0 for value in live["fp"].values())  # evidence and boilerplate
     # What a kill -9 now leaves: the files as they are (no save ran).
     copy = tmp_path / "copy"
@@ -104,7 +104,7 @@ def test_the_log_replays_to_exactly_the_live_tables(tmp_path: Path) -> None:
             shutil.copy(path, copy / path.name)
     nsh.close()
     with nshash.HashDBMemory(copy / "news.hashdb.pkl") as replayed:
-        assert replayed.local_tables() == live
+        assert replayed._tables == live
 
 
 def test_a_torn_last_frame_is_dropped_and_the_rest_kept(tmp_path: Path) -> None:
@@ -269,6 +269,17 @@ def test_leveldb_store_on_a_full_disk(small_disk: Path) -> None:
     with pytest.raises(nshash.StoreWriteError, match=r"HashDBLeveldb.*no space left.*free disk space"):
         for start in range(0, 10**6, 1000):
             store.put_many("fp", [(key, key) for key in range(start, start + 1000)])
+    # Every write, whatever its form, fails the same way while the disk is full.
+    writes = {
+        "put_many": lambda: store.put_many("fp", [(key, key) for key in range(10**6, 10**6 + 5000)]),
+        "delete_many": lambda: store.delete_many("fp", list(range(5000))),
+        "set_meta": lambda: store.set_meta("note", "x" * 100_000),
+        "transaction": lambda: store.transaction(lambda view: view.put_many("sig", [(k, k) for k in range(5000)])),
+    }
+    for name, write in writes.items():
+        with pytest.raises(nshash.StoreWriteError, match="no space left") as caught:
+            write()
+        assert isinstance(caught.value, OSError), name
     ballast.unlink()
     store.put_many("fp", [(2, 2)])  # reopened by itself once there is space again
     assert store.get_many("fp", [1, 2]) == [1, 2]

@@ -89,3 +89,30 @@ def test_a_new_id_not_above_the_mark_is_never_returned(redis_server: RedisServer
     with pytest.raises(nshash.StoreDataLostError):
         store.allocate_id()
     store.close()
+
+
+def test_a_server_gone_mid_session_fails_every_operation_with_an_nshash_error(redis_server: RedisServer) -> None:
+    # Not a redis.ConnectionError: callers catch nshash errors only (issue 12).
+    store = HashDBRedis(redis_server.url, prefix="gone", timeout=2)
+    nsh = nshash.NSHash(hashdb=store)
+    nsh.get_similar(DOCS[0])
+    redis_server.stop()
+    operations = {
+        "get_many": lambda: store.get_many("fp", [1]),
+        "put_many": lambda: store.put_many("fp", [(1, 1)]),
+        "delete_many": lambda: store.delete_many("fp", [1]),
+        "get_meta": lambda: store.get_meta("options"),
+        "set_meta": lambda: store.set_meta("x", "y"),
+        "allocate_id": store.allocate_id,
+        "count": lambda: store.count("fp"),
+        "highest_id": store.highest_id,
+        "transaction": lambda: store.transaction(lambda view: view.get_many("fp", [1])),
+        "get_similar": lambda: nsh.get_similar(DOCS[1]),
+        "query": lambda: nsh.query(DOCS[1]),
+        "stats": nsh.stats,
+    }
+    for name, operation in operations.items():
+        with pytest.raises(nshash.StoreConnectionError, match="cannot reach the Redis server") as caught:
+            operation()
+        assert isinstance(caught.value.__cause__, (redis.RedisError, OSError)), name
+    store.close()

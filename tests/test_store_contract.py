@@ -36,10 +36,48 @@ def test_put_overwrites(store: nshash.HashDB) -> None:
 
 
 def test_unknown_table_is_rejected(store: nshash.HashDB) -> None:
-    with pytest.raises(ValueError, match="unknown table"):
+    with pytest.raises(nshash.ArgumentError, match="unknown table"):
         store.get_many("nope", [1])
-    with pytest.raises(ValueError, match="unknown table"):
+    with pytest.raises(nshash.ArgumentError, match="unknown table"):
         store.put_many("nope", [(1, 1)])
+    with pytest.raises(nshash.ArgumentError, match="unknown table"):
+        store.transaction(lambda view: view.get_many("nope", [1]))
+
+
+@pytest.mark.parametrize("bad", [-1, 2**64, 2**64 + 5, -(2**70)])
+def test_keys_outside_64_bits_raise_one_clear_error(store: nshash.HashDB, bad: int) -> None:
+    # Every backend refuses them the same way, outside and inside a transaction
+    # (memory once stored 2**64, LevelDB raised a raw struct.error).
+    calls = [
+        lambda view: view.get_many("fp", [1, bad]),
+        lambda view: view.put_many("fp", [(bad, 1)]),
+        lambda view: view.delete_many("fp", [bad]),
+        lambda view: view.get("fp", bad),
+        lambda view: view.put("fp", bad, 1),
+    ]
+    for call in calls:
+        for run in (lambda c: c(store), lambda c: store.transaction(c)):
+            with pytest.raises(nshash.ArgumentError, match="unsigned 64-bit") as caught:
+                run(call)
+            assert isinstance(caught.value, ValueError)
+            assert isinstance(caught.value, nshash.NSHashError)
+    assert store.count("fp") == 0
+    assert store.get_many("fp", [0, MAX_KEY]) == [None, None]
+
+
+@pytest.mark.parametrize("bad", [2**63, -(2**63) - 1])
+def test_values_outside_64_bits_are_refused(store: nshash.HashDB, bad: int) -> None:
+    for run in (lambda: store.put_many("fp", [(1, bad)]), lambda: store.transaction(lambda v: v.put("fp", 1, bad))):
+        with pytest.raises(nshash.ArgumentError, match="signed 64-bit"):
+            run()
+    store.put_many("fp", [(1, 2**63 - 1), (2, -(2**63))])
+    assert store.get_many("fp", [1, 2]) == [2**63 - 1, -(2**63)]
+
+
+def test_keys_that_are_not_numbers_are_a_type_error(store: nshash.HashDB) -> None:
+    for run in (lambda: store.get_many("fp", ["1"]), lambda: store.transaction(lambda v: v.put("fp", None, 1))):  # type: ignore[list-item,arg-type]
+        with pytest.raises(nshash.ArgumentTypeError):
+            run()
 
 
 def test_meta_round_trip(store: nshash.HashDB) -> None:

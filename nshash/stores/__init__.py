@@ -11,24 +11,39 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from nshash.errors import StoreNameError
+from nshash.errors import ArgumentError, ArgumentTypeError, NSHashError, StoreNameError, UnknownOptionError
 from nshash.stores.base import TABLES, HashDB
 from nshash.stores.leveldb import HashDBLeveldb
 from nshash.stores.memory import HashDBMemory
+from nshash.stores.view import StoreView
 
 StoreFactory = Callable[..., HashDB]
 
 
+# Where the file-backed kinds keep the index called NAME: the one place that says so.
+_PATHS: dict[str, str] = {"memory": "{}.hashdb.pkl", "leveldb": "{}.hashdb"}
+
+
+def store_path(kind: str, name: str | os.PathLike[str]) -> str | None:
+    """The file or directory where ``hashdb=kind`` keeps the index ``name``; ``None`` for other kinds (servers).
+
+    >>> store_path("leveldb", "news"), store_path("redis", "news")
+    ('news.hashdb', None)
+    """
+    pattern = _PATHS.get(kind)
+    return None if pattern is None else pattern.format(os.fspath(name))
+
+
 def _memory(name: str | None, **options: Any) -> HashDB:
     _check_name(name)
-    return HashDBMemory(None if name is None else f"{name}.hashdb.pkl", **options)
+    return HashDBMemory(None if name is None else store_path("memory", name), **options)
 
 
 def _leveldb(name: str | None, **options: Any) -> HashDB:
     if name is None:
-        raise ValueError("hashdb='leveldb' needs a name: its directory is '<name>.hashdb'")
+        raise ArgumentError("hashdb='leveldb' needs a name: its directory is '<name>.hashdb'")
     _check_name(name)
-    return HashDBLeveldb(f"{name}.hashdb", **options)
+    return HashDBLeveldb(f"{store_path('leveldb', name)}", **options)
 
 
 def _redis(name: str | None, **options: Any) -> HashDB:
@@ -56,21 +71,37 @@ def open_store(hashdb: str | HashDB, name: str | None, store_options: dict[str, 
     """The store for ``hashdb``: a registered kind opened for ``name``, or a ready store object.
 
     Raises:
-        ValueError: unknown kind.
-        TypeError: neither a kind nor a :class:`HashDB`.
+        ArgumentError: unknown kind (a ``ValueError``).
+        ArgumentTypeError: neither a kind nor a :class:`HashDB` (a ``TypeError``).
+        UnknownOptionError: a store option the store does not take (a ``TypeError``).
     """
     if isinstance(hashdb, HashDB):
         if store_options:
-            raise ValueError("store_options apply only when hashdb is given by name")
+            raise ArgumentError("store_options apply only when hashdb is given by name")
         return hashdb
     if isinstance(hashdb, str):
         try:
             factory = _REGISTRY[hashdb]
         except KeyError:
             known = ", ".join(sorted(_REGISTRY))
-            raise ValueError(f"unknown hashdb {hashdb!r}; use one of: {known}, or a HashDB object") from None
-        return factory(name, **(store_options or {}))
-    raise TypeError(f"hashdb must be a store name or a HashDB object, not {type(hashdb).__name__}")
+            raise ArgumentError(f"unknown hashdb {hashdb!r}; use one of: {known}, or a HashDB object") from None
+        try:
+            return factory(name, **(store_options or {}))
+        except TypeError as exc:
+            # A store option the store's constructor does not take: say so as an nshash error.
+            if isinstance(exc, NSHashError) or "unexpected keyword argument" not in str(exc):
+                raise
+            raise UnknownOptionError(f"store_options for hashdb={hashdb!r}: {exc}") from exc
+    raise ArgumentTypeError(f"hashdb must be a store name or a HashDB object, not {type(hashdb).__name__}")
 
 
-__all__ = ["TABLES", "HashDB", "HashDBLeveldb", "HashDBMemory", "open_store", "register_store"]
+__all__ = [
+    "TABLES",
+    "HashDB",
+    "HashDBLeveldb",
+    "HashDBMemory",
+    "StoreView",
+    "open_store",
+    "register_store",
+    "store_path",
+]

@@ -1,4 +1,4 @@
-"""The HashDB protocol: what every store gives the algorithms.
+"""HashDB: the base class of every store (the protocol itself is :class:`~nshash.stores.view.StoreView`).
 
 A store maps unsigned 64-bit ``int`` keys to ``int`` values in a few named
 tables, keeps a small ``str -> str`` metadata map, and hands out cluster ids.
@@ -17,24 +17,19 @@ import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
-from typing import ClassVar, Final, TypeVar
+from typing import ClassVar, TypeVar
 
 from nshash.errors import StoreClosedError, StoreError, StoreForkedError
+from nshash.stores.view import TABLES, StoreView, ViewBase, check_items, check_keys, check_table
 
 T = TypeVar("T")
 
-#: Tables the algorithms use; a store must accept exactly these names.
-#: ``bkt``/``slot`` hold SimHash's and Shingles' candidate buckets
-#: (:mod:`nshash.buckets`), ``sig`` the words of Shingles' signatures,
-#: ``sketch`` NSHash's verification sketches (:mod:`nshash.sketch`), ``key``,
-#: ``undo`` and ``ref`` the user keys of ``add(doc, key=...)`` (:mod:`nshash.keys`).
-TABLES: Final = ("fp", "parent", "stat", "bkt", "slot", "sig", "sketch", "key", "undo", "ref")
 
-
-class HashDB(ABC):
+class HashDB(ViewBase, ABC):
     """Base class of the key-value stores behind every nshash index.
 
-    Subclasses implement the abstract ``_``-methods; the argument checks,
+    A store is a :class:`~nshash.stores.view.StoreView`.  Subclasses implement
+    the abstract ``_``-methods; the argument checks (open, table, key ranges),
     ``close()``, the context manager, ``get``/``put`` and the default
     :meth:`transaction` come from here.
 
@@ -93,6 +88,7 @@ class HashDB(ABC):
         if self._closed or table not in TABLES:
             self._check_open()
             check_table(table)
+        check_keys(keys)
         return self._get_many(table, keys)
 
     def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
@@ -100,12 +96,13 @@ class HashDB(ABC):
         if self._closed or table not in TABLES:
             self._check_open()
             check_table(table)
-        self._put_many(table, items)
+        self._put_many(table, check_items(items))
 
     def delete_many(self, table: str, keys: Sequence[int]) -> None:
         """Remove ``keys`` from ``table`` (absent ones are ignored)."""
         self._check_open()
         check_table(table)
+        check_keys(keys)
         self._delete_many(table, keys)
 
     def _delete_many(self, table: str, keys: Sequence[int]) -> None:
@@ -142,15 +139,7 @@ class HashDB(ABC):
         check_table(table)
         return self._count(table)
 
-    def get(self, table: str, key: int) -> int | None:
-        """Value of one key, or ``None``."""
-        return self.get_many(table, [key])[0]
-
-    def put(self, table: str, key: int, value: int) -> None:
-        """Set one key."""
-        self.put_many(table, [(key, value)])
-
-    def transaction(self, func: Callable[[HashDB], T]) -> T:
+    def transaction(self, func: Callable[[StoreView], T]) -> T:
         """Run ``func(view)`` so that no other writer interleaves with it.
 
         ``func`` reads and writes through ``view``.  The default holds a
@@ -161,15 +150,6 @@ class HashDB(ABC):
         self._check_open()
         with self._lock:
             return func(self)
-
-    def local_tables(self) -> dict[str, dict[int, int]] | None:
-        """The dicts that hold the tables, when this store keeps them in this process; else ``None``.
-
-        Optional.  An algorithm with a C fast path then reads and writes them
-        directly, inside :meth:`transaction` only, instead of through
-        :meth:`get_many`/:meth:`put_many` (what the memory store does).
-        """
-        return None
 
     def flush(self) -> None:
         """Make everything written so far durable (a no-op where writes already are)."""
@@ -248,7 +228,4 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def check_table(table: str) -> None:
-    """Reject a table name the protocol does not define."""
-    if table not in TABLES:
-        raise ValueError(f"unknown table {table!r}; tables are {', '.join(TABLES)}")
+__all__ = ["TABLES", "HashDB", "StoreView", "check_table"]

@@ -27,8 +27,9 @@ from nshash.errors import (
     missing_dependency,
 )
 from nshash.migrate import refuse_07_leveldb
-from nshash.stores.base import HashDB, check_table
+from nshash.stores.base import HashDB
 from nshash.stores.files import check_file_name, os_error
+from nshash.stores.view import StoreView, ViewBase, check_items, check_keys, check_table
 
 T = TypeVar("T")
 
@@ -62,8 +63,8 @@ def _key(prefix: bytes, key: int) -> bytes:
     return prefix + _KEY.pack(key)
 
 
-class _Transaction:
-    """Reads through to LevelDB, buffers writes, commits them as one atomic batch."""
+class _Transaction(ViewBase):
+    """The store's view in a transaction: reads through to LevelDB, buffers writes, commits them as one batch."""
 
     def __init__(self, store: HashDBLeveldb) -> None:
         self._store = store
@@ -73,6 +74,7 @@ class _Transaction:
 
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         check_table(table)
+        check_keys(keys)
         prefix, pending, get, unpack = _PREFIX[table], self._pending, self._store._db.get, _VALUE.unpack
         raw_keys = [prefix + _KEY.pack(key) for key in keys]
         if pending:
@@ -86,13 +88,14 @@ class _Transaction:
     def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
         check_table(table)
         prefix = _PREFIX[table]
-        for key, value in items:
+        for key, value in check_items(items):
             raw_key = prefix + _KEY.pack(key)
             self._pending[raw_key] = _VALUE.pack(value)
             self._deleted.discard(raw_key)
 
     def delete_many(self, table: str, keys: Sequence[int]) -> None:
         check_table(table)
+        check_keys(keys)
         for key in keys:
             raw_key = _PREFIX[table] + _KEY.pack(key)
             self._pending.pop(raw_key, None)
@@ -114,13 +117,8 @@ class _Transaction:
         self._pending[_NEXT_ID] = str(self._next_id).encode()
         return new_id
 
-    def get(self, table: str, key: int) -> int | None:
-        return self.get_many(table, [key])[0]
-
-    def put(self, table: str, key: int, value: int) -> None:
-        self.put_many(table, [(key, value)])
-
     def count(self, table: str) -> int:
+        """Keys in ``table`` as committed (pending writes are not counted)."""
         return self._store.count(table)
 
     def commit(self) -> None:
@@ -187,8 +185,8 @@ class HashDBLeveldb(HashDB):
             raise os_error(exc, self.describe(), "opening") from exc
         self._db: Any = self._open(create)
         try:
-            self._check_format(create)
-            raw = self._db.get(_NEXT_ID)
+            self._run(lambda: self._check_format(create))
+            raw = self._run(lambda: self._db.get(_NEXT_ID))
             self._next_id = int(raw) if raw is not None else 1
         except BaseException:
             self._db.close()
@@ -296,7 +294,7 @@ class HashDBLeveldb(HashDB):
     def _count(self, table: str) -> int:
         return self._run(lambda: sum(1 for _ in self._db.iterator(prefix=_PREFIX[table], include_value=False)))
 
-    def transaction(self, func: Callable[[Any], T]) -> T:
+    def transaction(self, func: Callable[[StoreView], T]) -> T:
         self._check_open()
         with self._lock:
 
@@ -311,9 +309,9 @@ class HashDBLeveldb(HashDB):
     def _run(self, operation: Callable[[], T]) -> T:
         """``operation()``, with plyvel's errors translated (and LevelDB reopened after a failed write)."""
         with self._lock:
-            if self._broken:
-                self._recover()
             try:
+                if self._broken:
+                    self._recover()
                 return operation()
             except self._plyvel.CorruptionError as exc:
                 raise StoreCorruptError(

@@ -1,0 +1,352 @@
+/*
+ * nshash/_verify.h: verification in C, as nshash.decide and nshash.sketch
+ * specify it: a document's score against each candidate cluster's stored
+ * members (decide.verify_score over sketch.from_entries), the stored form of
+ * a document (sketch.to_entries of its sketch and line filter) and the keys
+ * members are stored under (sketch.entry_keys).  Included by _speedups.c
+ * only; tests compare every function with the Python one.
+ */
+#ifndef NSHASH_VERIFY_H
+#define NSHASH_VERIFY_H
+#include <math.h>
+#include <stdint.h>
+
+#define SLOT_WORDS (SLOTS / 8)
+#define BLOOM_WORDS (BLOOM_BITS / 64)
+#define ENTRIES (1 + SLOT_WORDS + BLOOM_WORDS)
+#define CHANCE (1.0 / (double)(1 << SLOT_BITS))
+
+typedef struct {
+    Py_ssize_t grams;
+    unsigned char slots[SLOTS];
+    uint64_t lines[BLOOM_WORDS]; /* bit b of sketch.line_filter in word b / 64 */
+} member;
+
+/* A document's lines: 32-bit keys and their gram counts. */
+typedef struct {
+    Py_ssize_t count;
+    uint32_t *keys;
+    Py_ssize_t *grams;
+    unsigned char *shared, *frame; /* scratch: per line */
+} doc_lines;
+
+static inline uint64_t probe_bit(uint32_t key, int probe) { return (key >> (PROBE_BITS * probe)) & (BLOOM_BITS - 1); }
+
+static inline int has_line(const uint64_t *lines, uint32_t key) {
+    for (int probe = 0; probe < BLOOM_PROBES; probe++) {
+        uint64_t bit = probe_bit(key, probe);
+        if (!((lines[bit >> 6] >> (bit & 63)) & 1)) return 0;
+    }
+    return 1;
+}
+
+/* sketch._edge_run over shared[] (read from the end when reversed): marks the run in out[] (original indices). */
+static Py_ssize_t edge_run(const doc_lines *d, int reversed, Py_ssize_t skip, unsigned char *out, int *beyond_first) {
+    Py_ssize_t n = d->count, start = 0, found = 0;
+#define AT(i) (reversed ? n - 1 - (i) : (i))
+    while (start < skip && start < n && !d->shared[AT(start)]) start++;
+    int gap = 0;
+    for (Py_ssize_t i = start; i < n; i++) {
+        Py_ssize_t at = AT(i);
+        if (d->shared[at]) {
+            out[at] = 1;
+            found++;
+            if (i != 0) *beyond_first = 1;
+            gap = 0;
+        } else if (gap || !found || d->grams[at] >= GAP_GRAMS) {
+            break;
+        } else {
+            gap = 1;
+        }
+    }
+#undef AT
+    return found;
+}
+
+/* sketch.chrome_lines: adds the header and footer the document shares with a member to d->frame. */
+static void chrome_lines(doc_lines *d, const uint64_t *lines, unsigned char *head, unsigned char *foot) {
+    Py_ssize_t n = d->count;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        d->shared[i] = (unsigned char)has_line(lines, d->keys[i]);
+        head[i] = foot[i] = 0;
+    }
+    int head_beyond_top = 0, unused = 0;
+    edge_run(d, 0, 1, head, &head_beyond_top);
+    Py_ssize_t limit = head_beyond_top ? LIST_LINES : 1, skip = 0;
+    while (skip < (limit < n ? limit : n) && !d->shared[n - 1 - skip] && d->grams[n - 1 - skip] < LIST_GRAMS) skip++;
+    if (!edge_run(d, 1, skip, foot, &unused)) return;
+    for (Py_ssize_t i = 0; i < n; i++) d->frame[i] |= head[i] | foot[i];
+}
+
+static int same_slots(const member *a, const member *b) {
+    int same = 0;
+    for (int i = 0; i < SLOTS; i++) same += a->slots[i] == b->slots[i];
+    return same;
+}
+
+/* sketch.containment */
+static double containment(const member *a, const member *b) {
+    if (!a->grams || !b->grams) return 0.0;
+    double same = (double)same_slots(a, b) / SLOTS;
+    double jaccard = (same - CHANCE) / (1 - CHANCE);
+    if (jaccard <= 0) return 0.0;
+    double shared = jaccard * (double)(a->grams + b->grams) / (1 + jaccard);
+    double smaller = (double)(a->grams < b->grams ? a->grams : b->grams);
+    double c = shared / smaller;
+    return c < 1.0 ? c : 1.0;
+}
+
+/* sketch.containment_error */
+static double containment_error(const member *a, const member *b) {
+    if (!a->grams || !b->grams) return 0.0;
+    double same = (double)same_slots(a, b) / SLOTS;
+    double jaccard = (same - CHANCE) / (1 - CHANCE);
+    jaccard = jaccard > 0.0 ? (jaccard < 1.0 ? jaccard : 1.0) : 0.0;
+    double spread = sqrt(jaccard * (1 - jaccard) / SLOTS);
+    Py_ssize_t smaller = a->grams < b->grams ? a->grams : b->grams;
+    return spread * (double)(a->grams + b->grams) / ((double)smaller * pow(1 + jaccard, 2.0));
+}
+
+/* sketch.body_containment */
+static double body_containment(const member *a, const member *b, Py_ssize_t chrome) {
+    double both = containment(a, b);
+    Py_ssize_t smaller = a->grams < b->grams ? a->grams : b->grams, rest = smaller - chrome;
+    if (chrome <= 0 || (double)rest < EDGE_REST * (double)smaller) return both;
+    double body = both * (double)smaller - (double)chrome;
+    return (body > 0.0 ? body : 0.0) / (double)rest;
+}
+
+/* decide.trusted_containment */
+static double trusted_containment(const member *a, const member *b, Py_ssize_t chrome) {
+    double score = body_containment(a, b, chrome);
+    Py_ssize_t smaller = a->grams < b->grams ? a->grams : b->grams, larger = a->grams < b->grams ? b->grams : a->grams;
+    if (larger >= SIZE_RATIO * (smaller > 1 ? smaller : 1) && (score < SIZE_RATIO_CONTAINMENT || smaller < SIZE_RATIO_GRAMS))
+        return 0.0;
+    Py_ssize_t rest = smaller - chrome;
+    if (chrome > 0 && (double)rest >= EDGE_REST * (double)smaller)
+        score -= FRAME_ERRORS * containment_error(a, b) * (double)chrome / (double)rest;
+    return score > 0.0 ? score : 0.0;
+}
+
+/* decide.verify_score: the document (its sketch in *doc) against count members. */
+static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
+                           unsigned char *foot) {
+    memset(d->frame, 0, (size_t)d->count);
+    for (int m = 0; m < count; m++) chrome_lines(d, members[m].lines, head, foot);
+    double best = 0.0;
+    for (int m = 0; m < count; m++) {
+        Py_ssize_t chrome = 0;
+        for (Py_ssize_t i = 0; i < d->count; i++)
+            if (d->frame[i] && has_line(members[m].lines, d->keys[i])) chrome += d->grams[i];
+        double score = trusted_containment(doc, &members[m], chrome);
+        if (score > best) best = score;
+    }
+    return best;
+}
+
+/* sketch.from_entries: 1 and *out filled, 0 when the member is not stored (an entry is None), -1 on error. */
+static int read_member(PyObject *const *entries, member *out) {
+    long long words[ENTRIES];
+    for (int i = 0; i < ENTRIES; i++) {
+        if (entries[i] == Py_None) return 0;
+        words[i] = PyLong_AsLongLong(entries[i]);
+        if (words[i] == -1 && PyErr_Occurred()) return -1;
+    }
+    out->grams = (Py_ssize_t)words[0];
+    for (int w = 0; w < SLOT_WORDS; w++)
+        for (int b = 0; b < 8; b++) out->slots[8 * w + b] = (unsigned char)((uint64_t)words[1 + w] >> (8 * b));
+    for (int w = 0; w < BLOOM_WORDS; w++) out->lines[w] = (uint64_t)words[1 + SLOT_WORDS + w];
+    return 1;
+}
+
+/* The document's line keys and gram counts, read from two sequences of ints; -1 on error. */
+static int read_lines(PyObject *keys, PyObject *grams, doc_lines *d) {
+    PyObject *k = PySequence_Fast(keys, "line keys must be a sequence"), *g = NULL;
+    if (k == NULL) return -1;
+    g = PySequence_Fast(grams, "line grams must be a sequence");
+    int status = -1;
+    if (g == NULL) goto done;
+    d->count = PySequence_Fast_GET_SIZE(k);
+    if (PySequence_Fast_GET_SIZE(g) != d->count) {
+        PyErr_SetString(PyExc_ValueError, "line keys and line grams differ in length");
+        goto done;
+    }
+    size_t n = (size_t)(d->count ? d->count : 1);
+    d->keys = PyMem_RawMalloc(n * sizeof(uint32_t));
+    d->grams = PyMem_RawMalloc(n * sizeof(Py_ssize_t));
+    d->shared = PyMem_RawMalloc(4 * n); /* shared, frame, head, foot */
+    if (d->keys == NULL || d->grams == NULL || d->shared == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    d->frame = d->shared + n;
+    for (Py_ssize_t i = 0; i < d->count; i++) {
+        unsigned long long key = PyLong_AsUnsignedLongLongMask(PySequence_Fast_GET_ITEM(k, i));
+        Py_ssize_t count = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(g, i));
+        if ((key == (unsigned long long)-1 || count == -1) && PyErr_Occurred()) goto done;
+        d->keys[i] = (uint32_t)key;
+        d->grams[i] = count;
+    }
+    status = 0;
+done:
+    Py_XDECREF(k);
+    Py_XDECREF(g);
+    return status;
+}
+
+static void free_lines(doc_lines *d) {
+    PyMem_RawFree(d->keys);
+    PyMem_RawFree(d->grams);
+    PyMem_RawFree(d->shared);
+}
+
+/* The document's own sketch as a member (its lines are not needed to verify it). */
+static int read_sketch(PyObject *grams, PyObject *slots, member *out) {
+    out->grams = PyLong_AsSsize_t(grams);
+    if (out->grams == -1 && PyErr_Occurred()) return -1;
+    if (!PyBytes_Check(slots) || PyBytes_GET_SIZE(slots) != SLOTS) {
+        PyErr_Format(PyExc_ValueError, "a sketch has %d slot bytes", SLOTS);
+        return -1;
+    }
+    memcpy(out->slots, PyBytes_AS_STRING(slots), SLOTS);
+    memset(out->lines, 0, sizeof out->lines);
+    return 0;
+}
+
+/*
+ * verify(line_keys, line_grams, grams, slots, entries, clusters, members)
+ *     -> [(score, members found), ...] for each of the clusters, whose
+ * members' entries (ENTRIES per member, members per cluster) are in entries.
+ */
+static PyObject *verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "verify(line_keys, line_grams, grams, slots, entries, clusters, members)");
+        return NULL;
+    }
+    Py_ssize_t clusters = PyLong_AsSsize_t(args[5]), per = PyLong_AsSsize_t(args[6]);
+    if (PyErr_Occurred()) return NULL;
+    if (clusters < 0 || per < 1 || per > MAX_MEMBERS) {
+        PyErr_Format(PyExc_ValueError, "verify(): 0 or more clusters of 1 to %d members", MAX_MEMBERS);
+        return NULL;
+    }
+    member doc, found[MAX_MEMBERS];
+    if (read_sketch(args[2], args[3], &doc) < 0) return NULL;
+    PyObject *entries = PySequence_Fast(args[4], "entries must be a sequence");
+    if (entries == NULL) return NULL;
+    if (PySequence_Fast_GET_SIZE(entries) != clusters * per * ENTRIES) {
+        Py_DECREF(entries);
+        PyErr_SetString(PyExc_ValueError, "verify(): entries do not match clusters * members * ENTRIES");
+        return NULL;
+    }
+    doc_lines d = {0, NULL, NULL, NULL, NULL};
+    PyObject *out = NULL;
+    if (read_lines(args[0], args[1], &d) < 0) goto done;
+    out = PyList_New(clusters);
+    PyObject *const *items = PySequence_Fast_ITEMS(entries);
+    unsigned char *head = d.frame + (d.count ? d.count : 1), *foot = head + (d.count ? d.count : 1);
+    for (Py_ssize_t c = 0; out != NULL && c < clusters; c++) {
+        int count = 0;
+        for (; count < per; count++) {
+            int stored = read_member(items + (c * per + count) * ENTRIES, &found[count]);
+            if (stored < 0) Py_CLEAR(out);
+            if (stored <= 0) break;
+        }
+        if (out == NULL) break;
+        PyObject *pair = Py_BuildValue("(di)", verify_score(&d, &doc, found, count, head, foot), count);
+        if (pair == NULL) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, c, pair);
+    }
+done:
+    free_lines(&d);
+    Py_DECREF(entries);
+    return out;
+}
+
+/* sketch.to_entries(Member(Sketch(grams, slots), line_filter(line_keys))) */
+static PyObject *member_entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "member_entries(line_keys, grams, slots)");
+        return NULL;
+    }
+    member m;
+    if (read_sketch(args[1], args[2], &m) < 0) return NULL;
+    PyObject *keys = PySequence_Fast(args[0], "line keys must be a sequence");
+    if (keys == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(keys); i++) {
+        unsigned long long key = PyLong_AsUnsignedLongLongMask(PySequence_Fast_GET_ITEM(keys, i));
+        if (key == (unsigned long long)-1 && PyErr_Occurred()) {
+            Py_DECREF(keys);
+            return NULL;
+        }
+        for (int probe = 0; probe < BLOOM_PROBES; probe++) {
+            uint64_t bit = probe_bit((uint32_t)key, probe);
+            m.lines[bit >> 6] |= 1ULL << (bit & 63);
+        }
+    }
+    Py_DECREF(keys);
+    PyObject *out = PyList_New(ENTRIES);
+    if (out == NULL) return NULL;
+    for (int i = 0; i < ENTRIES; i++) {
+        long long word;
+        if (i == 0) {
+            word = (long long)m.grams;
+        } else if (i <= SLOT_WORDS) {
+            uint64_t u = 0;
+            for (int b = 0; b < 8; b++) u |= (uint64_t)m.slots[8 * (i - 1) + b] << (8 * b);
+            word = (long long)u;
+        } else {
+            word = (long long)m.lines[i - 1 - SLOT_WORDS];
+        }
+        PyObject *value = PyLong_FromLongLong(word);
+        if (value == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, value);
+    }
+    return out;
+}
+
+/* sketch.entry_keys for every cluster and member: None when an id is too large for 64-bit keys (Python does it). */
+static PyObject *entry_keys(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "entry_keys(clusters, members)");
+        return NULL;
+    }
+    Py_ssize_t per = PyLong_AsSsize_t(args[1]);
+    if (per == -1 && PyErr_Occurred()) return NULL;
+    if (per < 1 || per > MAX_MEMBERS) {
+        PyErr_Format(PyExc_ValueError, "entry_keys(): 1 to %d members", MAX_MEMBERS);
+        return NULL;
+    }
+    PyObject *clusters = PySequence_Fast(args[0], "clusters must be a sequence");
+    if (clusters == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(clusters);
+    PyObject *out = PyList_New(n * per * ENTRIES);
+    for (Py_ssize_t c = 0; out != NULL && c < n; c++) {
+        unsigned long long id = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(clusters, c));
+        if (id == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear(); /* negative or past 64 bits: the specification decides */
+            id = ~0ULL;
+        }
+        if (id >> (64 - CLUSTER_SHIFT)) {
+            Py_DECREF(out);
+            Py_DECREF(clusters);
+            Py_RETURN_NONE;
+        }
+        for (Py_ssize_t m = 0; out != NULL && m < per; m++) {
+            uint64_t base = ((uint64_t)id << CLUSTER_SHIFT) | ((uint64_t)m << MEMBER_SHIFT);
+            for (int part = 0; part < ENTRIES; part++) {
+                PyObject *key = PyLong_FromUnsignedLongLong(base | (uint64_t)part);
+                if (key == NULL) {
+                    Py_CLEAR(out);
+                    break;
+                }
+                PyList_SET_ITEM(out, (c * per + m) * ENTRIES + part, key);
+            }
+        }
+    }
+    Py_DECREF(clusters);
+    return out;
+}
+#endif

@@ -1,0 +1,245 @@
+"""The files of a memory store: the saved state (header, checksum, pickle), log entries, the id reservation.
+
+Only data is ever unpickled (:class:`DataOnlyUnpickler`), and everything read
+is checked (:func:`check_state`) before the store uses it: a damaged or
+foreign file is refused, never half loaded.  The log's framing is
+:mod:`.journal`'s; what a frame holds is defined here.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import struct
+import sys
+import zlib
+from array import array
+from pathlib import Path
+from typing import Any
+
+from nshash.errors import StoreCorruptError
+from nshash.migrate import refuse_07_memory
+from nshash.stores.files import write_atomically
+from nshash.stores.view import MAX_KEY, MIN_VALUE, TABLES
+
+_FORMAT = "nshash.hashdb.memory"
+#: 2: a header with a checksum in front of the pickle, and a log generation.
+_VERSION = 2
+_MAGIC = b"NSHASHDB"
+_FILE_HEADER = struct.Struct("<8sIQI")  # magic, version, payload length, crc32
+_IDS_FORMAT = "nshash-ids-1"
+# A log entry of deletions names its table with this prefix (no table name starts with it).
+DELETED = "-"
+
+
+class DataOnlyUnpickler(pickle.Unpickler):
+    """Loads plain dicts/ints/strs only: a foreign pickle cannot run code."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"refusing to load {module}.{name}")
+
+
+def encode_state(meta: dict[str, str], next_id: int, tables: dict[str, dict[int, int]], generation: int) -> bytes:
+    """The bytes of a store file: header (magic, version, length, CRC-32), then the pickled state."""
+    state = {
+        "format": _FORMAT,
+        "version": _VERSION,
+        "meta": meta,
+        "next_id": next_id,
+        "tables": tables,
+        "log_generation": generation,
+    }
+    payload = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    return _FILE_HEADER.pack(_MAGIC, _VERSION, len(payload), zlib.crc32(payload)) + payload
+
+
+def check_state(state: dict[str, Any], path: Path) -> tuple[dict[str, str], int, int, dict[str, dict[int, int]]]:
+    """``(meta, next_id, log generation, tables)`` of a state read by :func:`read_state`, all checked.
+
+    Raises:
+        StoreCorruptError: a value of the wrong type or out of range, an unknown table, a cycle of merges.
+    """
+    try:
+        tables = state["tables"]
+        meta = state["meta"]
+        if not isinstance(tables, dict) or not isinstance(meta, dict):
+            raise TypeError("tables and meta must be dicts")
+        if not all(type(key) is str and type(value) is str for key, value in meta.items()):
+            raise TypeError("meta must map str to str")
+        next_id = state["next_id"]
+        if type(next_id) is not int or not 1 <= next_id <= MAX_KEY:
+            raise ValueError(f"next_id {next_id!r} is not an id")
+        generation = state.get("log_generation", 0)
+        if type(generation) is not int or generation < 0:
+            raise ValueError(f"log_generation {generation!r}")
+        unknown = set(tables) - set(TABLES)
+        if unknown:
+            raise ValueError(f"unknown tables {sorted(unknown)}")
+        for table, pairs in tables.items():
+            check_table(table, pairs)
+        check_acyclic(tables.get("parent", {}))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise StoreCorruptError(
+            f"{str(path)!r} is a damaged nshash memory store ({exc}); it was left untouched"
+        ) from exc
+    return meta, next_id, generation, tables
+
+
+def encode_log_entry(next_id: int, meta: dict[str, str], entries: list[tuple[str, list[tuple[int, int]]]]) -> bytes:
+    """One log frame's payload: the id counter, changed meta, and each table's written (or deleted) pairs."""
+    return pickle.dumps((next_id, meta, [_pack(table, pairs) for table, pairs in entries]), protocol=5)
+
+
+def decode_log_entry(payload: bytes) -> tuple[int, dict[str, str], list[tuple[str, dict[int, int], bool]]]:
+    """``(next_id, meta, [(table, pairs, deleted), ...])`` of a log frame, each table checked.
+
+    Raises:
+        Exception: anything unreadable (the caller reports the log as corrupt).
+    """
+    next_id, meta, entries = DataOnlyUnpickler(io.BytesIO(payload)).load()
+    decoded = []
+    for table, keys, values in entries:
+        pairs = dict(zip(_unpack(keys), _unpack(values)))
+        deleted = table.startswith(DELETED)
+        if deleted:
+            table = table[len(DELETED) :]
+        check_table(table, pairs)
+        decoded.append((table, pairs, deleted))
+    return int(next_id), dict(meta), decoded
+
+
+def read_state(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The saved state of a memory store file (``format``, ``version``, ``meta``, ``next_id``, ``tables``), checked.
+
+    For tools and tests that inspect a file without opening the store (the log is not applied).
+
+    Raises:
+        StoreCorruptError: not a readable nshash memory store.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise StoreCorruptError(f"cannot read nshash store {str(path)!r}: {exc.strerror or exc}") from exc
+    return _parse(data, path)
+
+
+def _parse(data: bytes, path: Path) -> dict[str, Any]:
+    """The state dict in a store file's bytes, after checking its header and checksum."""
+    if data.startswith(_MAGIC):
+        if len(data) < _FILE_HEADER.size:
+            raise StoreCorruptError(f"{str(path)!r} is a truncated nshash memory store; it was left untouched")
+        _, version, length, crc = _FILE_HEADER.unpack_from(data)
+        if version != _VERSION:
+            raise StoreCorruptError(f"{str(path)!r} has store format version {version}; this nshash reads {_VERSION}")
+        payload = data[_FILE_HEADER.size :]
+        if len(payload) != length or zlib.crc32(payload) != crc:
+            raise StoreCorruptError(
+                f"{str(path)!r} fails its checksum (damaged on disk or truncated); it was left untouched: "
+                "restore it from a backup"
+            )
+        expected = _VERSION
+    else:
+        payload, expected = data, 1  # version 1: a bare pickle, without a checksum
+    try:
+        state = DataOnlyUnpickler(io.BytesIO(payload)).load()
+    except Exception as exc:  # any unpickling failure means the file is not ours
+        raise StoreCorruptError(
+            f"{str(path)!r} is not a readable nshash memory store ({type(exc).__name__}: {exc}); "
+            "it was left untouched: move it away or pass another name"
+        ) from exc
+    if not isinstance(state, dict) or state.get("format") != _FORMAT:
+        refuse_07_memory(state, path)
+        raise StoreCorruptError(f"{str(path)!r} is not an nshash memory store; it was left untouched")
+    if state.get("version") != expected:
+        raise StoreCorruptError(
+            f"{str(path)!r} has store format version {state.get('version')!r}; this nshash reads 1 and {_VERSION}"
+        )
+    return state
+
+
+def check_table(table: Any, pairs: Any) -> None:
+    """Refuse a table that is not a dict of unsigned 64-bit keys to 64-bit int values."""
+    if table not in TABLES:
+        raise ValueError(f"unknown table {table!r}")
+    if not isinstance(pairs, dict):
+        raise TypeError(f"table {table!r} is a {type(pairs).__name__}, not a dict")
+    if not pairs:
+        return
+    # set(map(type, ...)) and min/max run in C: a million entries take milliseconds.
+    if set(map(type, pairs)) != {int} or set(map(type, pairs.values())) != {int}:
+        raise TypeError(f"table {table!r} holds keys or values that are not ints")
+    if min(pairs) < 0 or max(pairs) > MAX_KEY:
+        raise ValueError(f"table {table!r} holds a key outside 0..2**64-1")
+    if min(pairs.values()) < MIN_VALUE or max(pairs.values()) > MAX_KEY:
+        raise ValueError(f"table {table!r} holds a value outside the 64-bit range")
+
+
+def check_acyclic(parent: dict[int, int]) -> None:
+    """Refuse a parent table with a cycle: finding a cluster's root would never end."""
+    done: set[int] = set()
+    for start in parent:
+        if start in done:
+            continue
+        path: set[int] = set()
+        node: int | None = start
+        while node is not None and node not in done:
+            if node in path:
+                raise ValueError(f"the parent table has a cycle through id {node}")
+            path.add(node)
+            node = parent.get(node)
+        done |= path
+
+
+def _pack(table: str, pairs: list[tuple[int, int]]) -> tuple[str, bytes | list[int], bytes | list[int]]:
+    """A table's pairs for the log: two native arrays' bytes (lists for ints that do not fit)."""
+    keys = [key for key, _ in pairs]
+    values = [value for _, value in pairs]
+    try:
+        return table, _tagged(array("Q", keys)), _tagged(array("q", values))
+    except OverflowError:
+        return table, keys, values
+
+
+def _tagged(numbers: array) -> bytes:  # type: ignore[type-arg]
+    return numbers.typecode.encode() + (b"<" if sys.byteorder == "little" else b">") + numbers.tobytes()
+
+
+def _unpack(raw: bytes | list[int]) -> list[int]:
+    if isinstance(raw, list):
+        return raw
+    numbers = array(raw[:1].decode())
+    numbers.frombytes(raw[2:])
+    if raw[1:2] != (b"<" if sys.byteorder == "little" else b">"):
+        numbers.byteswap()
+    return numbers.tolist()
+
+
+def log_file_path(path: Path) -> Path:
+    return path.with_name(path.name + ".log")
+
+
+def _reservation_path(path: Path) -> Path:
+    return path.with_name(path.name + ".ids")
+
+
+def write_reservation(path: Path, next_id: int) -> None:
+    text = f"{_IDS_FORMAT}\n{next_id}\n".encode()
+    write_atomically(_reservation_path(path), lambda handle: handle.write(text))
+
+
+def read_reservation(path: Path) -> int:
+    """The id the store's reservation file says is free, 1 when there is none."""
+    ids_path = _reservation_path(path)
+    if not ids_path.exists():
+        return 1
+    try:
+        header, value = ids_path.read_text(encoding="utf-8").split()
+        if header != _IDS_FORMAT:
+            raise ValueError(f"unknown header {header!r}")
+        return int(value)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise StoreCorruptError(
+            f"{str(ids_path)!r} (the id reservation of {str(path)!r}) is unreadable: {exc}; it was left untouched"
+        ) from exc
