@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from nshash._accel import speedups
@@ -202,6 +202,11 @@ class Fingerprinter:
         """The keys of the ``n`` longest sentences, deduplicated (what ``get_nshash`` returns)."""
         keys = self.features(text).keys[: 2 * self.options.n]
         return list(dict.fromkeys(keys))
+
+
+def line_counts(grams: Sequence[int]) -> array[int]:
+    """Gram counts of lines as :attr:`Features.line_grams` holds them: ``array('I')``, ``'q'`` past 32 bits."""
+    return array("I" if not grams or max(grams) <= 0xFFFFFFFF else "q", grams)
 
 
 def _drop_template_keys(keys: list[int], positions: list[int]) -> tuple[list[int], list[int]]:
