@@ -14,7 +14,6 @@ typedef struct {
     /* Where the separator scan stood two characters before the end: a joined
      * line is scanned on from there, not again from its start. */
     Py_ssize_t scan_at, scan_count;
-    int keep;
 } chrome_line;
 
 /*
@@ -62,35 +61,56 @@ static int continues(const Py_UCS4 *s, const chrome_line *line, const chrome_lin
     return Py_UNICODE_ISLOWER(first) || Py_UNICODE_ISDIGIT(first) || (is_cjk(first) && is_cjk(last));
 }
 
-/* text._without_chrome: short lines, menus and link lists (not wrapped paragraphs) go. */
-static void without_chrome(const Py_UCS4 *s, chrome_line *lines, Py_ssize_t count) {
-    for (Py_ssize_t i = 0; i < count; i++)
-        lines[i].keep = lines[i].weight >= CHROME_SHORT && lines[i].seps + 1 < CHROME_SEGMENTS;
-    Py_ssize_t start = 0;
+/*
+ * The joined lines sit in the buffer separated by single '\n's, so a line is
+ * known by its length alone (the next starts one past its end): drop_chrome
+ * keeps 8 bytes a line, not a chrome_line, and recomputes a finished line's
+ * weight and separators when it needs them (each line a constant number of
+ * times).  A page of millions of tiny lines stays within a few bytes a character.
+ */
+static Py_ssize_t separators(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t len) {
+    chrome_line scan;
+    return count_separators(s, start, 0, start + len, &scan);
+}
+
+static inline int ends_at(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t len) {
+    return (char_class(s[start + len - 1]) & C_SENT_END) != 0;
+}
+
+/* drop_chrome on a whole page: short lines, menus and link lists (not wrapped paragraphs) go. */
+static void without_chrome(const Py_UCS4 *s, const Py_ssize_t *lens, unsigned char *keep, Py_ssize_t count) {
+    for (Py_ssize_t i = 0, at = 0; i < count; at += lens[i++] + 1)
+        keep[i] = weight(s + at, lens[i]) >= CHROME_SHORT && separators(s, at, lens[i]) + 1 < CHROME_SEGMENTS;
+    Py_ssize_t start = 0, at = 0; /* at: where line start begins */
     while (start < count) {
-        Py_ssize_t end = start;
-        while (end < count && !ends_sentence(s, &lines[end])) end++;
+        Py_ssize_t end = start, end_at = at;
+        while (end < count && !ends_at(s, end_at, lens[end])) end_at += lens[end++] + 1;
         if (end - start >= CHROME_RUN) {
             int wrapped = end < count;
-            for (Py_ssize_t i = start; wrapped && i < end; i++) wrapped = lines[i].weight >= WRAP_MIN;
-            if (!wrapped)
-                for (Py_ssize_t i = start; i < end; i++) lines[i].keep = 0;
+            for (Py_ssize_t i = start, i_at = at; wrapped && i < end; i_at += lens[i++] + 1)
+                wrapped = weight(s + i_at, lens[i]) >= WRAP_MIN;
+            if (!wrapped) memset(keep + start, 0, (size_t)(end - start));
         }
+        if (end < count) end_at += lens[end] + 1;
         start = end + 1;
+        at = end_at;
     }
 }
 
-/* text._without_edge_lists: a link list at the bottom goes. */
-static void without_edge_lists(const Py_UCS4 *s, chrome_line *lines, Py_ssize_t count) {
-    Py_ssize_t end = count;
-    while (end > 0 && !ends_sentence(s, &lines[end - 1])) end--;
-    for (Py_ssize_t i = 0; i < count; i++) lines[i].keep = count - end < CHROME_RUN || i < end;
+/* drop_chrome on a page of few lines: a link list at the bottom goes. */
+static void without_edge_lists(const Py_UCS4 *s, Py_ssize_t w, const Py_ssize_t *lens, unsigned char *keep,
+                               Py_ssize_t count) {
+    Py_ssize_t end = count, end_at = w; /* end_at: one past the last character of line end - 1 */
+    while (end > 0 && !ends_at(s, end_at - lens[end - 1], lens[end - 1])) end_at -= lens[--end] + 1;
+    for (Py_ssize_t i = 0; i < count; i++) keep[i] = count - end < CHROME_RUN || i < end;
 }
 
 /* drop_chrome in place; -1 (MemoryError set) when out of memory. */
 static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len) {
     Py_ssize_t n = *len, r = 0, w = 0, count = 0, capacity = 0;
-    chrome_line *lines = NULL;
+    Py_ssize_t *lens = NULL;
+    unsigned char *keep = NULL;
+    chrome_line last = {0, 0, 0, 0, 0, 0}; /* the line being read: the next may be joined to it */
     if (!has_char(s, n, '\n')) return 0;
     while (r < n) {
         Py_ssize_t end = r;
@@ -100,52 +120,63 @@ static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len) {
         while (a < b && Py_UNICODE_ISSPACE(s[a])) a++;
         while (b > a && Py_UNICODE_ISSPACE(s[b - 1])) b--;
         if (a == b) continue;
-        chrome_line next = {a, b - a, weight(s + a, b - a), 0, 0, 0, 1};
+        chrome_line next = {a, b - a, weight(s + a, b - a), 0, 0, 0};
         next.seps = count_separators(s, a, 0, b, &next);
-        if (count > 0 && continues(s, &lines[count - 1], &next)) {
-            chrome_line *line = &lines[count - 1];
+        if (count > 0 && continues(s, &last, &next)) {
             s[w++] = ' '; /* w is at most the '\n' before this line: nothing unread is overwritten */
             memmove(s + w, s + a, (size_t)(b - a) * sizeof(Py_UCS4));
             w += b - a;
-            line->len += 1 + (b - a);
-            line->weight += 1 + next.weight;
-            line->seps = count_separators(s, line->scan_at, line->scan_count, line->start + line->len, line);
+            last.len += 1 + (b - a);
+            last.weight += 1 + next.weight;
+            last.seps = count_separators(s, last.scan_at, last.scan_count, last.start + last.len, &last);
+            lens[count - 1] = last.len;
             continue;
         }
         if (count == capacity) {
             capacity = capacity ? 2 * capacity : 64;
-            chrome_line *grown = PyMem_RawRealloc(lines, (size_t)capacity * sizeof *lines);
+            Py_ssize_t *grown = PyMem_RawRealloc(lens, (size_t)capacity * sizeof *lens);
             if (grown == NULL) {
-                PyMem_RawFree(lines);
+                PyMem_RawFree(lens);
                 PyErr_NoMemory();
                 return -1;
             }
-            lines = grown;
+            lens = grown;
         }
-        if (count > 0) w++; /* room for the '\n' that joins the lines in the end */
+        if (count > 0) s[w++] = '\n'; /* the lines joined as the result has them */
         memmove(s + w, s + a, (size_t)(b - a) * sizeof(Py_UCS4));
         /* The scan state was taken at the line's reading position: move it along. */
         next.scan_at += w - a;
         next.start = w;
         w += b - a;
-        lines[count++] = next;
+        last = next;
+        lens[count++] = next.len;
     }
-    if (count >= CHROME_MIN_LINES) without_chrome(s, lines, count);
-    else without_edge_lists(s, lines, count);
+    keep = PyMem_RawMalloc(count > 0 ? (size_t)count : 1);
+    if (keep == NULL) {
+        PyMem_RawFree(lens);
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (count >= CHROME_MIN_LINES) without_chrome(s, lens, keep, count);
+    else without_edge_lists(s, w, lens, keep, count);
     Py_ssize_t kept = 0, total = 0;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        total += lines[i].weight;
-        kept += lines[i].keep ? lines[i].weight : 0;
+    for (Py_ssize_t i = 0, at = 0; i < count; at += lens[i++] + 1) {
+        Py_ssize_t line_weight = weight(s + at, lens[i]);
+        total += line_weight;
+        kept += keep[i] ? line_weight : 0;
     }
-    int drop = (double)kept >= CHROME_KEEP * (double)total;
-    w = 0;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        if (drop && !lines[i].keep) continue;
-        if (w > 0) s[w++] = '\n';
-        memmove(s + w, s + lines[i].start, (size_t)lines[i].len * sizeof(Py_UCS4));
-        w += lines[i].len;
+    if ((double)kept >= CHROME_KEEP * (double)total) { /* else the page stays whole: s[0:w] as it is */
+        Py_ssize_t out = 0;
+        for (Py_ssize_t i = 0, at = 0; i < count; at += lens[i++] + 1) {
+            if (!keep[i]) continue;
+            if (out > 0) s[out++] = '\n';
+            memmove(s + out, s + at, (size_t)lens[i] * sizeof(Py_UCS4));
+            out += lens[i];
+        }
+        w = out;
     }
-    PyMem_RawFree(lines);
+    PyMem_RawFree(lens);
+    PyMem_RawFree(keep);
     *len = w;
     return 0;
 }

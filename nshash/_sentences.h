@@ -212,14 +212,56 @@ static int drop_template_keys(uint64_t *keys, Py_ssize_t *positions, int count) 
     return out;
 }
 
-/* Fingerprinter._lines: 32-bit keys and gram counts of the clean text's lines (normalize_line). */
-static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject *keys, PyObject *grams) {
-    Py_ssize_t r = 0;
-    while (r < n) {
-        Py_ssize_t end = r;
-        while (end < n && s[end] != '\n') end++;
+static PyObject *array_type; /* array.array: line keys are compact, 4 bytes a line, not a list of ints */
+
+/* array.array(typecode) of count zeros, and its writable buffer in *view. */
+static PyObject *new_array(const char *typecode, Py_ssize_t count, Py_buffer *view) {
+    PyObject *zero = PyObject_CallFunction(array_type, "s(i)", typecode, 0);
+    PyObject *array = zero == NULL ? NULL : PySequence_Repeat(zero, count);
+    Py_XDECREF(zero);
+    if (array != NULL && PyObject_GetBuffer(array, view, PyBUF_WRITABLE) < 0) Py_CLEAR(array);
+    return array;
+}
+
+/* The characters normalize_line keeps of s[r:end]. */
+static Py_ssize_t line_chars(const Py_UCS4 *s, Py_ssize_t r, Py_ssize_t end) {
+    Py_ssize_t chars = 0;
+    for (Py_ssize_t i = r; i < end; i++) chars += !(char_class(s[i]) & C_NOISE);
+    return chars;
+}
+
+/*
+ * Fingerprinter._lines: 32-bit keys and gram counts of the clean text's lines
+ * (normalize_line), as array('I') and array('I') (array('q') when a line has
+ * more grams than 32 bits hold).  Counted first, so each array is made at its size.
+ */
+static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **keys, PyObject **grams) {
+    Py_ssize_t count = 0, most = 0;
+    for (Py_ssize_t r = 0, end = 0; r < n; r = end + 1) {
+        for (end = r; end < n && s[end] != '\n';) end++;
+        Py_ssize_t chars = line_chars(s, r, end);
+        count += chars > 0;
+        most = chars > most ? chars : most;
+    }
+    int wide = most - GRAM + 1 > (Py_ssize_t)UINT32_MAX;
+    Py_buffer key_view, gram_view;
+    *keys = new_array("I", count, &key_view);
+    if (*keys == NULL) return -1;
+    *grams = new_array(wide ? "q" : "I", count, &gram_view);
+    if (*grams == NULL) {
+        PyBuffer_Release(&key_view);
+        return -1;
+    }
+    int failed = key_view.itemsize != 4 || gram_view.itemsize != (wide ? 8 : 4);
+    if (failed) PyErr_SetString(PyExc_SystemError, "array('I') does not hold 32 bits on this platform");
+    Py_ssize_t line = 0;
+    for (Py_ssize_t r = 0, end = 0; r < n && !failed; r = end + 1) {
+        for (end = r; end < n && s[end] != '\n';) end++;
         unsigned char *o = reserve(buf, LINE_MARK_LEN + 4 * (size_t)(end - r));
-        if (o == NULL) return -1;
+        if (o == NULL) {
+            failed = 1;
+            break;
+        }
         memcpy(o, line_mark, LINE_MARK_LEN);
         unsigned char *p = o + LINE_MARK_LEN;
         Py_ssize_t chars = 0;
@@ -228,15 +270,19 @@ static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject *key
             p = put_utf8(p, ascii_lower(s[i]));
             chars++;
         }
-        r = end + 1;
         if (chars == 0) continue;
-        uint64_t key = fingerprint64(o, (size_t)(p - o)) & 0xFFFFFFFFULL;
-        Py_ssize_t count = chars - GRAM + 1 > 0 ? chars - GRAM + 1 : 0;
-        PyObject *k = PyLong_FromUnsignedLongLong(key), *g = PyLong_FromSsize_t(count);
-        int bad = k == NULL || g == NULL || PyList_Append(keys, k) < 0 || PyList_Append(grams, g) < 0;
-        Py_XDECREF(k);
-        Py_XDECREF(g);
-        if (bad) return -1;
+        Py_ssize_t gram_count = chars - GRAM + 1 > 0 ? chars - GRAM + 1 : 0;
+        ((uint32_t *)key_view.buf)[line] = (uint32_t)(fingerprint64(o, (size_t)(p - o)) & 0xFFFFFFFFULL);
+        if (wide) ((int64_t *)gram_view.buf)[line] = (int64_t)gram_count;
+        else ((uint32_t *)gram_view.buf)[line] = (uint32_t)gram_count;
+        line++;
+    }
+    PyBuffer_Release(&key_view);
+    PyBuffer_Release(&gram_view);
+    if (failed) {
+        Py_CLEAR(*keys);
+        Py_CLEAR(*grams);
+        return -1;
     }
     return 0;
 }

@@ -6,6 +6,7 @@
  *       character 5-grams and one byte per slot.
  *   features(text, split, normalize, chrome, fold, k, min_len, anchor, anchor_latin)
  *       -> (keys, positions, doc_key, grams, slots, line_keys, line_grams) | None
+ *       (line_keys, line_grams: array('I'), see Fingerprinter._lines)
  *       nshash.fingerprint.Fingerprinter.features_python's result for
  *       hashfunc 'farmhash' (split: 0 'default', 1 'design', 2 'original';
  *       k = n + extra), in one call.  None when the document needs what the
@@ -193,15 +194,19 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (o.chrome && drop_chrome(s, &n) < 0) goto done;
     if (o.fold)
         for (Py_ssize_t i = 0; i < n; i++) s[i] = fold_char(s[i]);
-    lkeys = PyList_New(0);
-    lgrams = PyList_New(0);
-    if (lkeys == NULL || lgrams == NULL || line_keys(s, n, &buf, lkeys, lgrams) < 0) goto done;
+    if (line_keys(s, n, &buf, &lkeys, &lgrams) < 0) goto done;
     /* The clean text becomes the whole normalised text; the lines were keyed first. */
     if (split_pieces(s, &n, o.split, o.normalize, o.min_len, &list) < 0) goto done;
     unsigned char slots[SLOTS];
-    if (n == 0) {
+    if (n == 0) { /* as features_python: no lines either */
+        Py_buffer none;
+        Py_SETREF(lkeys, new_array("I", 0, &none));
+        if (lkeys != NULL) PyBuffer_Release(&none);
+        Py_SETREF(lgrams, lkeys == NULL ? NULL : new_array("I", 0, &none));
+        if (lgrams == NULL) goto done;
+        PyBuffer_Release(&none);
         memset(slots, 0, SLOTS);
-        result = Py_BuildValue("([][]Oiy#[][])", Py_None, 0, (const char *)slots, (Py_ssize_t)SLOTS);
+        result = Py_BuildValue("([][]Oiy#OO)", Py_None, 0, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams);
         goto done;
     }
     uint64_t keys[256];
@@ -272,6 +277,11 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     html_unescape = PyObject_GetAttrString(html, "unescape");
     Py_DECREF(html);
     if (html_unescape == NULL) return NULL;
+    PyObject *array = PyImport_ImportModule("array");
+    if (array == NULL) return NULL;
+    array_type = PyObject_GetAttrString(array, "array");
+    Py_DECREF(array);
+    if (array_type == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     PyObject *hash = PyCFunction_NewEx(&hash_method, NULL, PyModule_GetNameObject(m));

@@ -159,15 +159,67 @@ static int read_member(PyObject *const *entries, member *out) {
     return 1;
 }
 
+/*
+ * A sequence of ints read in place: the line keys and grams come as
+ * array('I') (or 'q'), read through their buffer, so a page of millions of
+ * lines is not made a list of ints here; any other sequence through PySequence_Fast.
+ */
+typedef struct {
+    PyObject *fast;
+    Py_buffer view;
+    int wide; /* -1: fast; 0: 32-bit unsigned; 1: 64-bit signed */
+    Py_ssize_t count;
+} int_seq;
+
+static int open_ints(PyObject *obj, int_seq *s, const char *what) {
+    s->fast = NULL;
+    s->wide = -1;
+    if (PyObject_CheckBuffer(obj) && PyObject_GetBuffer(obj, &s->view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) == 0) {
+        const char *f = s->view.format;
+        if (f != NULL && f[1] == '\0' && ((f[0] == 'I' && s->view.itemsize == 4) || (f[0] == 'q' && s->view.itemsize == 8))) {
+            s->wide = f[0] == 'q';
+            s->count = s->view.len / s->view.itemsize;
+            return 0;
+        }
+        PyBuffer_Release(&s->view);
+    }
+    PyErr_Clear();
+    s->fast = PySequence_Fast(obj, what);
+    if (s->fast == NULL) return -1;
+    s->count = PySequence_Fast_GET_SIZE(s->fast);
+    return 0;
+}
+
+/* The i-th int, as unsigned (masked) in *u and as Py_ssize_t in *v when not NULL; -1 with an error set. */
+static int int_at(const int_seq *s, Py_ssize_t i, unsigned long long *u, Py_ssize_t *v) {
+    if (s->wide >= 0) {
+        long long value = s->wide ? ((const int64_t *)s->view.buf)[i] : ((const uint32_t *)s->view.buf)[i];
+        if (u != NULL) *u = (unsigned long long)value;
+        if (v != NULL) *v = (Py_ssize_t)value;
+        return 0;
+    }
+    PyObject *item = PySequence_Fast_GET_ITEM(s->fast, i);
+    if (u != NULL) *u = PyLong_AsUnsignedLongLongMask(item);
+    if (v != NULL) *v = PyLong_AsSsize_t(item);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static void close_ints(int_seq *s) {
+    if (s->wide >= 0) PyBuffer_Release(&s->view);
+    Py_XDECREF(s->fast);
+}
+
 /* The document's line keys and gram counts, read from two sequences of ints; -1 on error. */
 static int read_lines(PyObject *keys, PyObject *grams, doc_lines *d) {
-    PyObject *k = PySequence_Fast(keys, "line keys must be a sequence"), *g = NULL;
-    if (k == NULL) return -1;
-    g = PySequence_Fast(grams, "line grams must be a sequence");
+    int_seq k, g;
+    if (open_ints(keys, &k, "line keys must be a sequence") < 0) return -1;
+    if (open_ints(grams, &g, "line grams must be a sequence") < 0) {
+        close_ints(&k);
+        return -1;
+    }
     int status = -1;
-    if (g == NULL) goto done;
-    d->count = PySequence_Fast_GET_SIZE(k);
-    if (PySequence_Fast_GET_SIZE(g) != d->count) {
+    d->count = k.count;
+    if (g.count != d->count) {
         PyErr_SetString(PyExc_ValueError, "line keys and line grams differ in length");
         goto done;
     }
@@ -181,16 +233,16 @@ static int read_lines(PyObject *keys, PyObject *grams, doc_lines *d) {
     }
     d->frame = d->shared + n;
     for (Py_ssize_t i = 0; i < d->count; i++) {
-        unsigned long long key = PyLong_AsUnsignedLongLongMask(PySequence_Fast_GET_ITEM(k, i));
-        Py_ssize_t count = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(g, i));
-        if ((key == (unsigned long long)-1 || count == -1) && PyErr_Occurred()) goto done;
+        unsigned long long key;
+        Py_ssize_t count;
+        if (int_at(&k, i, &key, NULL) < 0 || int_at(&g, i, NULL, &count) < 0) goto done;
         d->keys[i] = (uint32_t)key;
         d->grams[i] = count;
     }
     status = 0;
 done:
-    Py_XDECREF(k);
-    Py_XDECREF(g);
+    close_ints(&k);
+    close_ints(&g);
     return status;
 }
 
@@ -270,12 +322,12 @@ static PyObject *member_entries(PyObject *self, PyObject *const *args, Py_ssize_
     }
     member m;
     if (read_sketch(args[1], args[2], &m) < 0) return NULL;
-    PyObject *keys = PySequence_Fast(args[0], "line keys must be a sequence");
-    if (keys == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(keys); i++) {
-        unsigned long long key = PyLong_AsUnsignedLongLongMask(PySequence_Fast_GET_ITEM(keys, i));
-        if (key == (unsigned long long)-1 && PyErr_Occurred()) {
-            Py_DECREF(keys);
+    int_seq keys;
+    if (open_ints(args[0], &keys, "line keys must be a sequence") < 0) return NULL;
+    for (Py_ssize_t i = 0; i < keys.count; i++) {
+        unsigned long long key;
+        if (int_at(&keys, i, &key, NULL) < 0) {
+            close_ints(&keys);
             return NULL;
         }
         for (int probe = 0; probe < BLOOM_PROBES; probe++) {
@@ -283,7 +335,7 @@ static PyObject *member_entries(PyObject *self, PyObject *const *args, Py_ssize_
             m.lines[bit >> 6] |= 1ULL << (bit & 63);
         }
     }
-    Py_DECREF(keys);
+    close_ints(&keys);
     PyObject *out = PyList_New(ENTRIES);
     if (out == NULL) return NULL;
     for (int i = 0; i < ENTRIES; i++) {

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from array import array
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
@@ -74,7 +74,7 @@ def pack(features: list[Features]) -> dict[str, Any]:
     """
     import numpy as np
 
-    def flat(lists: Iterable[list[int]], dtype: str) -> Any:
+    def flat(lists: Iterable[Sequence[int]], dtype: str) -> Any:
         return np.fromiter(chain.from_iterable(lists), dtype=dtype)
 
     return {
@@ -93,7 +93,7 @@ def pack(features: list[Features]) -> dict[str, Any]:
 
 def unpack(packed: dict[str, Any]) -> Iterator[Features]:
     """:func:`pack` reversed, one document at a time."""
-    from nshash.fingerprint import Features
+    from nshash.fingerprint import Features, line_counts
     from nshash.sketch import SLOTS, Sketch
 
     keys, positions = packed["keys"].tolist(), packed["positions"].tolist()
@@ -107,8 +107,8 @@ def unpack(packed: dict[str, Any]) -> Iterator[Features]:
             positions[p : p + n_positions],
             doc_key,
             sketch,
-            line_keys[line : line + n_lines],
-            line_grams[line : line + n_lines],
+            array("I", line_keys[line : line + n_lines]),
+            line_counts(line_grams[line : line + n_lines]),
         )
         k, p, line = k + n_keys, p + n_positions, line + n_lines
 

@@ -7,6 +7,9 @@ online path computes.  The decision is :mod:`nshash.decide`'s.
 
 from __future__ import annotations
 
+import heapq
+from array import array
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from nshash._accel import speedups
@@ -18,6 +21,7 @@ from nshash.text import (
     _LINE_RE,
     SPLITS,
     ascii_lower,
+    delimit,
     drop_chrome,
     fold_traditional,
     normalize_line,
@@ -48,10 +52,13 @@ class Features(NamedTuple):
     doc_key: int | None
     #: The sketch of the whole normalised text, for verification.
     sketch: Sketch
-    #: 32-bit keys of the page's lines, in order (headers and footers are lines).
-    line_keys: list[int]
-    #: How many 5-grams each of those lines has.
-    line_grams: list[int]
+    #: 32-bit keys of the page's lines, in order (headers and footers are lines):
+    #: an ``array('I')``, 4 bytes a line, so a page of millions of tiny lines
+    #: stays within a few bytes a character (a list of ints costs ~40 a line).
+    line_keys: array[int]
+    #: How many 5-grams each of those lines has (``array('I')``; ``'q'`` when
+    #: a line has more than 2**32 - 1).
+    line_grams: array[int]
 
 
 class Fingerprinter:
@@ -95,21 +102,31 @@ class Fingerprinter:
         """The normalised sentences that may be keyed, longest first (``n + extra`` at most)."""
         return self._ranked(self.pieces(text))[0]
 
-    def _ranked(self, pieces: list[str]) -> tuple[list[str], list[int]]:
+    def _ranked(self, pieces: Iterable[str]) -> tuple[list[str], list[int]]:
+        """The ``n + extra`` longest distinct pieces of at least ``min_len`` characters, and their indices.
+
+        Longest first; equal lengths keep document order; a repeated piece
+        is one vote, not two (its first occurrence counts).  A heap of the
+        best so far, so a page of millions of pieces keeps ``n + extra``.
+        """
         opts = self.options
         k, min_len = opts.n + opts.extra, opts.min_len
-        long_enough = [index for index, piece in enumerate(pieces) if len(piece) >= min_len]
-        chosen: list[str] = []
-        positions: list[int] = []
-        # sorted() is stable: equal lengths keep document order.
-        for index in sorted(long_enough, key=lambda index: len(pieces[index]), reverse=True):
-            piece = ascii_lower(pieces[index]) if opts.normalize else pieces[index]
-            if piece not in chosen:  # a repeated line is one vote, not two
-                chosen.append(piece)
-                positions.append(index)
-                if len(chosen) == k:
-                    break
-        return chosen, positions
+        best: list[tuple[int, int, str]] = []  # (length, -index, piece): the smallest goes first
+        chosen: set[str] = set()
+        for index, piece in enumerate(pieces):
+            if len(piece) < min_len or (len(best) == k and len(piece) <= best[0][0]):
+                continue  # a later piece of the same length ranks below every one kept
+            if opts.normalize:
+                piece = ascii_lower(piece)
+            if piece in chosen:
+                continue
+            chosen.add(piece)
+            if len(best) == k:
+                chosen.discard(heapq.heapreplace(best, (len(piece), -index, piece))[2])
+            else:
+                heapq.heappush(best, (len(piece), -index, piece))
+        best.sort(reverse=True)
+        return [piece for _, _, piece in best], [-index for _, index, _ in best]
 
     def features(self, text: str) -> Features:
         """The keys, positions, whole-text key, sketch and edge lines of a (decoded) document.
@@ -128,28 +145,35 @@ class Fingerprinter:
     def features_python(self, text: str) -> Features:
         """:meth:`features` in pure Python: the specification the C version is tested against."""
         clean = self.clean(text)
-        pieces = split_sentences(clean, self.options.split, self.options.normalize, markup=False, keep_empty=False)
-        whole = "".join(pieces)
+        # The pieces are the lines of one delimited string, read one at a time; each
+        # copy of the page is let go once what it gives is taken (a page may be large).
+        delimited = delimit(clean, self.options.split, self.options.normalize, markup=False)
+        whole = delimited.replace("\n", "")
         if self.options.normalize:
             whole = ascii_lower(whole)
         if not whole:
-            return Features([], [], None, sketch(""), [], [])
-        sentences, positions = self._ranked(pieces)
+            return Features([], [], None, sketch(""), array("I"), array("I"))
+        sentences, positions = self._ranked(match.group() for match in _LINE_RE.finditer(delimited))
+        del delimited
+        line_keys, line_grams = self._lines(clean)
+        del clean
         keys = self._keys(sentences)
         if len(set(keys)) < len(keys):
             keys, positions = _drop_template_keys(keys, positions)
-        line_keys, line_grams = self._lines(clean)
         return Features(keys, positions, self._hash(_WHOLE_TEXT_PREFIX + whole), sketch(whole), line_keys, line_grams)
 
-    def _lines(self, clean: str) -> tuple[list[int], list[int]]:
-        """32-bit keys and gram counts of the page's non-empty lines, in order."""
-        keys: list[int] = []
-        grams: list[int] = []
-        for line in _LINE_RE.findall(clean):
-            normalised = normalize_line(line)
+    def _lines(self, clean: str) -> tuple[array[int], array[int]]:
+        """32-bit keys and gram counts of the page's non-empty lines, in order (one line at a time)."""
+        keys = array("I")
+        grams = array("I")
+        for match in _LINE_RE.finditer(clean):
+            normalised = normalize_line(match.group())
             if normalised:
                 keys.append(self._hash(_LINE_MARK + normalised) & 0xFFFFFFFF)
-                grams.append(max(0, len(normalised) - GRAM + 1))
+                count = max(0, len(normalised) - GRAM + 1)
+                if count > 0xFFFFFFFF:  # a line of 4 G characters
+                    grams = array("q", grams)
+                grams.append(count)
         return keys, grams
 
     def _keys(self, sentences: list[str]) -> list[int]:
@@ -178,6 +202,11 @@ class Fingerprinter:
         """The keys of the ``n`` longest sentences, deduplicated (what ``get_nshash`` returns)."""
         keys = self.features(text).keys[: 2 * self.options.n]
         return list(dict.fromkeys(keys))
+
+
+def line_counts(grams: Sequence[int]) -> array[int]:
+    """Gram counts of lines as :attr:`Features.line_grams` holds them: ``array('I')``, ``'q'`` past 32 bits."""
+    return array("I" if not grams or max(grams) <= 0xFFFFFFFF else "q", grams)
 
 
 def _drop_template_keys(keys: list[int], positions: list[int]) -> tuple[list[int], list[int]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 from typing import Final
@@ -57,6 +58,8 @@ _HIDDEN_RE: Final = re.compile(
     rf"<!--.*?(?:-->|$)|<\s*({'|'.join(HIDDEN_TAGS)})(?![a-zA-Z0-9])[^>]*>.*?(?:<\s*/\s*\1\s*>|$)",
     re.IGNORECASE | re.DOTALL,
 )
+# Where a _HIDDEN_RE match may start: the regex is tried only there (see _strip_hidden).
+_HIDDEN_START_RE: Final = re.compile(rf"<!--|<\s*({'|'.join(HIDDEN_TAGS)})(?![a-zA-Z0-9])", re.IGNORECASE)
 # Block-level tags end a line in the rendered page; inline ones do not.  Two
 # plain substitutions: a Python callback per tag measured 3x slower.
 _BLOCK_TAG_RE: Final = re.compile(rf"<\s*/?\s*(?:{_BLOCK_TAGS})(?![a-zA-Z0-9])[^<>]{{0,500}}>", re.IGNORECASE)
@@ -65,6 +68,7 @@ _TAG_RE: Final = re.compile(r"<\s*/?\s*[a-zA-Z][^<>]{0,500}>")
 # per-entity Python callback; anything rarer still goes through it.
 _COMMON_ENTITIES: Final = (("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&#39;", "'"))
 _LINE_RE: Final = re.compile(r"[^\n]+")
+_ASCII_UPPER: Final = re.compile("[A-Z]")
 _ENTITY_RE: Final = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]*);?")
 
 
@@ -77,7 +81,7 @@ def strip_html(text: str) -> str:
     '\\nA&B\\nC ©\\n'
     """
     if "<" in text:
-        text = _TAG_RE.sub("", _BLOCK_TAG_RE.sub("\n", _HIDDEN_RE.sub("\n", text)))
+        text = _TAG_RE.sub("", _BLOCK_TAG_RE.sub("\n", _strip_hidden(text)))
     if "&" in text:
         for entity, char in _COMMON_ENTITIES:
             if entity in text:
@@ -85,6 +89,32 @@ def strip_html(text: str) -> str:
         if "&" in text and _ENTITY_RE.search(text):
             text = html.unescape(text)
     return text
+
+
+def _strip_hidden(text: str) -> str:
+    """``_HIDDEN_RE.sub("\\n", text)``, in linear time.
+
+    The regex alone scans to the end of the page from every ``<script`` that
+    no ``>`` follows, and fails: quadratic on a page of them.  Here such an
+    opening is passed over at once (nothing after the last ``>`` can open a
+    hidden element), and the regex runs only where it matches.
+    """
+    last_gt = text.rfind(">")
+    out: list[str] = []
+    copied = at = 0
+    while (start := _HIDDEN_START_RE.search(text, at)) is not None:
+        match = None
+        if start.group(1) is None or start.end() <= last_gt:
+            match = _HIDDEN_RE.match(text, start.start())
+        if match is None:  # an element's opening that no ">" follows: no match starts here
+            at = start.start() + 1
+            continue
+        out += (text[copied : start.start()], "\n")
+        copied = at = match.end()
+    if not out:
+        return text
+    out.append(text[copied:])
+    return "".join(out)
 
 
 def split_sentences(
@@ -102,6 +132,22 @@ def split_sentences(
     >>> split_sentences("Hello, World! 你好，世界。")
     ['HelloWorld', '你好世界', '']
     """
+    text = delimit(text, split, normalize, markup)
+    if keep_empty:
+        return text.split("\n")
+    # No list of empty strings for a page of newlines: memory stays a small multiple of the text.
+    return _LINE_RE.findall(text)
+
+
+def delimit(text: str, split: str = "default", normalize: bool = True, markup: bool = True) -> str:
+    """``text`` with every sentence end made a newline (and normalised): its lines are :func:`split_sentences`.
+
+    Callers that only walk the pieces read them off this one string, not a
+    list of millions of tiny strings.
+
+    >>> delimit("Hello, World! 你好，世界。")
+    'HelloWorld\\n你好世界\\n'
+    """
     if normalize and markup:
         text = strip_html(text)
     if split == "default" and "." in text and not text.isascii():
@@ -111,10 +157,7 @@ def split_sentences(
             text = text.replace(delim, "\n")
     if normalize:
         text = remove_noise(text)
-    if keep_empty:
-        return text.split("\n")
-    # No list of empty strings for a page of newlines: memory stays a small multiple of the text.
-    return _LINE_RE.findall(text)
+    return text
 
 
 def normalize_line(line: str) -> str:
@@ -190,6 +233,8 @@ def ascii_lower(text: str) -> str:
     """
     if text.isascii():
         return text.lower()
+    if not _ASCII_UPPER.search(text):
+        return text  # nothing to lower (most CJK text): no copies of a large page
     return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
@@ -242,14 +287,77 @@ def _weight(line: str) -> int:
     return len(line) + len(_CJK_RE.findall(line))
 
 
-def _continues(line: str, following: str) -> bool:
-    """Whether ``line`` was wrapped and its sentence goes on in ``following``."""
-    if line[-1] in _SENTENCE_ENDS or _weight(line) < WRAP_MIN or len(_SEPARATOR_RE.findall(line)) >= 2:
+def _continues(line: str, weight: int, separators: int, following: str, following_separators: int) -> bool:
+    """Whether ``line`` (of that weight and separator count) was wrapped and its sentence goes on in ``following``."""
+    if line[-1] in _SENTENCE_ENDS or weight < WRAP_MIN or separators >= 2:
         return False  # a sentence's end, a short line, or a menu
-    if len(_SEPARATOR_RE.findall(following)) >= 2:
+    if following_separators >= 2:
         return False  # a menu follows a title
     first = following[0]
     return first.islower() or first.isdigit() or bool(_CJK_RE.match(first) and _CJK_RE.match(line[-1]))
+
+
+def _separators(line: str, pos: int, count: int) -> tuple[int, int, int]:
+    """``len(_SEPARATOR_RE.findall(line))``, scanning on from ``pos`` where ``count`` were found.
+
+    Returns the count and where the scan stood two characters before the end
+    (and the count there): text joined to the line can change matches only
+    from there on, so a line joined again is scanned on from there, not again
+    from its start (linear, however many wrapped lines make one).
+    """
+    settle = max(len(line) - 2, pos)
+    settled = None
+    for match in _SEPARATOR_RE.finditer(line, pos):
+        if settled is None and match.start() >= settle:
+            settled = (max(settle, pos), count)
+        count += 1
+        pos = match.end()
+    if settled is None:
+        settled = (max(settle, pos), count)
+    return count, *settled
+
+
+def _joined_lines(text: str, joins: bytearray) -> Iterator[tuple[str, int, int]]:
+    """The non-empty lines, stripped, hard-wrapped ones joined, with their weight and separator count; one at a time.
+
+    Appends to ``joins``, for each non-empty line of ``text``, whether it was
+    joined to the line before (:func:`_rejoined_lines` reads the page again from it).
+    """
+    current = ""
+    weight = separators = scan_at = scan_count = 0
+    for match in _LINE_RE.finditer(text):
+        line = match.group().strip()
+        if not line:
+            continue
+        line_weight = _weight(line)
+        line_separators, line_scan_at, line_scan_count = _separators(line, 0, 0)
+        joined = bool(current) and _continues(current, weight, separators, line, line_separators)
+        joins.append(joined)
+        if joined:
+            current += " " + line
+            weight += 1 + line_weight
+            separators, scan_at, scan_count = _separators(current, scan_at, scan_count)
+            continue
+        if current:
+            yield current, weight, separators
+        current, weight = line, line_weight
+        separators, scan_at, scan_count = line_separators, line_scan_at, line_scan_count
+    if current:
+        yield current, weight, separators
+
+
+def _rejoined_lines(text: str, joins: bytearray) -> Iterator[str]:
+    """:func:`_joined_lines` again, the joins as that found them."""
+    current = ""
+    for line, joined in zip(filter(None, (match.group().strip() for match in _LINE_RE.finditer(text))), joins):
+        if joined:
+            current += " " + line
+            continue
+        if current:
+            yield current
+        current = line
+    if current:
+        yield current
 
 
 def drop_chrome(text: str) -> str:
@@ -264,57 +372,63 @@ def drop_chrome(text: str) -> str:
     a long line that ends mid-sentence is joined with the next one, so hard
     wrapping does not cut sentences.
 
+    Two passes over the lines, keeping two bytes a line in between, never a
+    list of the lines: a page of millions of tiny lines costs a few bytes a
+    character.
+
     >>> drop_chrome("A line that was wrapped by the editor at forty\\ncharacters goes on here.")
     'A line that was wrapped by the editor at forty characters goes on here.'
     """
     if "\n" not in text:
         return text
-    joined: list[str] = []
-    for raw in _LINE_RE.findall(text):
-        line = raw.strip()
-        if not line:
-            continue
-        if joined and _continues(joined[-1], line):
-            joined[-1] += " " + line
+    # Which lines a whole page keeps: long ones that are not menus, outside
+    # link lists.  A link list is a run of CHROME_RUN or more lines without a
+    # sentence end, unless every line is long and the run closes a paragraph
+    # (hard wrapping); it is known when the line that ends it is read.
+    keep = bytearray()
+    total = kept = 0  # the weight of every line, and of those keep says
+    run = run_kept = run_weight = 0  # the lines without a sentence end just read
+    run_wrapped = True
+    joins = bytearray()
+    for line, weight, separators in _joined_lines(text, joins):
+        long = weight >= CHROME_SHORT and separators + 1 < CHROME_SEGMENTS
+        keep.append(long)
+        total += weight
+        kept += weight if long else 0
+        if line[-1] in _SENTENCE_ENDS:
+            if run >= CHROME_RUN and not run_wrapped:
+                keep[-1 - run : -1] = bytes(run)
+                kept -= run_kept
+            run = run_kept = run_weight = 0
+            run_wrapped = True
         else:
-            joined.append(line)
-    kept = _without_chrome(joined) if len(joined) >= CHROME_MIN_LINES else _without_edge_lists(joined)
-    if sum(map(_weight, kept)) >= CHROME_KEEP * sum(map(_weight, joined)):
-        joined = kept
-    return "\n".join(joined)
-
-
-def _without_edge_lists(lines: list[str]) -> list[str]:
-    """Drop a link list (:data:`CHROME_RUN` or more lines without a sentence end) at the bottom.
-
-    ("Related articles", "Popular now": other pages' titles, which differ
-    from page to page and would hide the site's footer above them.)
-    """
-    end = len(lines)
-    while end > 0 and lines[end - 1][-1] not in _SENTENCE_ENDS:
-        end -= 1
-    return lines[:end] if len(lines) - end >= CHROME_RUN else lines
-
-
-def _without_chrome(lines: list[str]) -> list[str]:
-    weights = [_weight(line) for line in lines]
-    keep = [
-        weight >= CHROME_SHORT and len(_SEPARATOR_RE.findall(line)) + 1 < CHROME_SEGMENTS
-        for line, weight in zip(lines, weights)
-    ]
-    # Runs of lines without a sentence end: a link list, unless every line is
-    # long and the run closes a paragraph (hard wrapping).
-    start = 0
-    while start < len(lines):
-        end = start
-        while end < len(lines) and lines[end][-1] not in _SENTENCE_ENDS:
-            end += 1
-        if end - start >= CHROME_RUN:
-            wrapped = end < len(lines) and all(weights[i] >= WRAP_MIN for i in range(start, end))
-            if not wrapped:
-                keep[start:end] = [False] * (end - start)
-        start = end + 1
-    return [line for line, kept in zip(lines, keep) if kept]
+            run += 1
+            run_kept += weight if long else 0
+            run_weight += weight
+            run_wrapped = run_wrapped and weight >= WRAP_MIN
+    # A run at the very bottom is a link list ("Related articles", "Popular
+    # now": other pages' titles, which would hide the site's footer above them);
+    # on a page of fewer lines, nothing else goes.
+    if len(keep) < CHROME_MIN_LINES:
+        keep = bytearray(b"\x01") * len(keep)
+        kept = total
+        run_kept = run_weight
+    if run >= CHROME_RUN:
+        keep[len(keep) - run :] = bytes(run)
+        kept -= run_kept
+    if kept < CHROME_KEEP * total:
+        keep = bytearray(b"\x01") * len(keep)  # too little would remain: the page stays whole
+    out: list[str] = []
+    chunk: list[str] = []
+    for line, kept_line in zip(_rejoined_lines(text, joins), keep):
+        if kept_line:
+            chunk.append(line)
+            if len(chunk) == 4096:  # joined in chunks: no list of every line
+                out.append("\n".join(chunk))
+                chunk.clear()
+    if chunk:
+        out.append("\n".join(chunk))
+    return "\n".join(out)
 
 
 # -- traditional -> simplified Chinese ------------------------------------------------

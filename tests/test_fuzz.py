@@ -357,6 +357,29 @@ def test_damaged_leveldb_stores_are_refused_untouched(tmp_path: Path, damage: st
     assert digest(path) == before
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_bit_flips_in_a_leveldb_log_are_refused_not_lost(tmp_path: Path, seed: int) -> None:
+    # Issue 13, item 6: 31 of 46 damaged logs once opened silently, losing documents.
+    name = tmp_path / "news"
+    docs = [article(random.Random(seed * 1000 + i)) for i in range(60)]
+    with nshash.NSHash(name, hashdb="leveldb") as nsh:
+        ids = [nsh.get_similar(doc) for doc in docs]
+    log = max((tmp_path / "news.hashdb").glob("*.log"), key=lambda path: path.stat().st_size)
+    data = bytearray(log.read_bytes())
+    rng = random.Random(seed)
+    for _ in range(3):
+        data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+    log.write_bytes(bytes(data))
+    before = digest(tmp_path / "news.hashdb")
+    try:
+        with nshash.NSHash(name, hashdb="leveldb") as nsh:
+            lost = [i for doc, i in zip(docs, ids) if nsh.get_similar(doc) != i]
+    except nshash.StoreCorruptError:
+        assert digest(tmp_path / "news.hashdb") == before
+    else:
+        assert not lost, f"opened silently without documents {lost}"
+
+
 def test_foreign_leveldb_is_refused_untouched(tmp_path: Path) -> None:
     import plyvel
 
@@ -487,6 +510,11 @@ def test_cli_bad_stdin(case: str, tmp_path: Path) -> None:
         ["dedup", "-", "--name", "news", "--store-option", "garbage"],
         ["dedup", "-", "-O", "n=abc"],
         ["dedup", "-", "-O", "n=0"],
+        ["dedup", "-", "-O", f"n={2**62}"],  # segfaulted the C once (issue 13, item 2)
+        ["dedup", "-", "-O", f"anchor={2**62}"],
+        ["dedup", "-", "-O", f"anchor_latin={2**64}"],
+        ["dedup", "-", "-O", f"min_len={-(2**63)}"],
+        ["dedup", "-", "-O", f"extra={10**30}"],
         ["dedup", "-", "-O", "hashfunc=sha1"],
         ["explain", "missing.txt", "--name", "news"],
         ["stats", "--name", "corrupt"],

@@ -378,6 +378,26 @@ def test_the_c_refuses_bad_arguments() -> None:
         speedups.features("text", 3, 1, 1, 1, 11, 8, 12, 20)
 
 
+EXTREMES = [-(2**64), -(2**63), -1, 0, 1, 127, 128, 129, 1000, 10**6 + 1, 2**31, 2**62, 2**63, 2**64, 10**30]
+
+
+@needs_c
+@pytest.mark.parametrize("argument", range(1, 9))
+def test_the_c_survives_every_extreme_option(argument: int) -> None:
+    # Issue 13, item 2: n=2**62 or anchor=2**62 once segfaulted the C.  Every argument
+    # at every extreme either runs or raises ValueError/OverflowError, never crashes.
+    assert speedups is not None
+    page = "第一句话足够长，可以作为指纹。Second sentence is long enough.\n" * 3
+    base = [0, 1, 1, 1, 11, 8, 12, 20]
+    for value in EXTREMES:
+        args = list(base)
+        args[argument - 1] = value
+        try:
+            speedups.features(page, *args)
+        except (ValueError, OverflowError) as exc:
+            assert f"argument {argument + 1}" in str(exc) or "int" in str(exc), exc
+
+
 @needs_c
 @pytest.mark.parametrize("page", ["<ſcript>var x</ſcript> Long enough text here.", "<dıv>Text long enough</dıv>"])
 def test_what_the_c_cannot_match_exactly_is_computed_in_python(page: str) -> None:
