@@ -305,3 +305,26 @@ def test_a_save_that_fails_at_exit_exits_non_zero(small_disk: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script, str(small_disk)], capture_output=True, text=True)
     assert done.returncode != 0
     assert "could not save at exit" in done.stderr and "no space left" in done.stderr
+
+
+def test_a_frame_replays_each_keys_last_write(tmp_path: Path) -> None:
+    # Puts and deletions of one key within one group commit: the log keeps the last of them.
+    store = nshash.HashDBMemory(tmp_path / "s.hashdb.pkl")
+    store.put_many("fp", [(1, 10), (2, 20), (3, 30)])
+    store.delete_many("fp", [1, 2])
+    store.put_many("fp", [(1, 11)])
+    store.put_many("stat", [(3, 5)])
+    store.put_many("stat", [(3, 6)])
+    store.delete_many("fp", [3])
+    store.commit()
+    live = {table: dict(values) for table, values in store._tables.items()}
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for path in tmp_path.glob("s.hashdb.pkl*"):
+        if not path.name.endswith(".lock"):
+            shutil.copy(path, copy / path.name)
+    store.close()
+    with nshash.HashDBMemory(copy / "s.hashdb.pkl") as replayed:
+        assert replayed._tables == live
+        assert replayed.get_many("fp", [1, 2, 3]) == [11, None, None]
+        assert replayed.get_many("stat", [3]) == [6]
