@@ -83,6 +83,16 @@ def test_a_killed_crawler_loses_at_most_a_second(tmp_path: Path, sig: int) -> No
         assert nsh.get_similar(article(random.Random("new"))) > max(acked.values())  # no id twice
 
 
+def files_as_they_are(folder: Path, name: str) -> Path:
+    """A copy of a memory store's files (file, log, ids; not the lock) in ``folder/copy``: what a kill -9 leaves."""
+    copy = folder / "copy"
+    copy.mkdir()
+    for path in folder.glob(name + "*"):
+        if not path.name.endswith(".lock"):
+            shutil.copy(path, copy / path.name)
+    return copy / name
+
+
 def test_the_log_replays_to_exactly_the_live_tables(tmp_path: Path) -> None:
     # Site pages share headers and footers: boilerplate marking and merges, the
     # writes that overwrite values, are all in this stream.
@@ -97,13 +107,9 @@ def test_the_log_replays_to_exactly_the_live_tables(tmp_path: Path) -> None:
     live = {table: dict(values) for table, values in store._tables.items()}
     assert live["stat"] and any(value == 0 for value in live["fp"].values())  # evidence and boilerplate
     # What a kill -9 now leaves: the files as they are (no save ran).
-    copy = tmp_path / "copy"
-    copy.mkdir()
-    for path in tmp_path.glob("news.hashdb.pkl*"):
-        if not path.name.endswith(".lock"):
-            shutil.copy(path, copy / path.name)
+    copy = files_as_they_are(tmp_path, "news.hashdb.pkl")
     nsh.close()
-    with nshash.HashDBMemory(copy / "news.hashdb.pkl") as replayed:
+    with nshash.HashDBMemory(copy) as replayed:
         assert replayed._tables == live
 
 
@@ -318,13 +324,9 @@ def test_a_frame_replays_each_keys_last_write(tmp_path: Path) -> None:
     store.delete_many("fp", [3])
     store.commit()
     live = {table: dict(values) for table, values in store._tables.items()}
-    copy = tmp_path / "copy"
-    copy.mkdir()
-    for path in tmp_path.glob("s.hashdb.pkl*"):
-        if not path.name.endswith(".lock"):
-            shutil.copy(path, copy / path.name)
+    copy = files_as_they_are(tmp_path, "s.hashdb.pkl")
     store.close()
-    with nshash.HashDBMemory(copy / "s.hashdb.pkl") as replayed:
+    with nshash.HashDBMemory(copy) as replayed:
         assert replayed._tables == live
         assert replayed.get_many("fp", [1, 2, 3]) == [11, None, None]
         assert replayed.get_many("stat", [3]) == [6]
