@@ -307,14 +307,18 @@ class HashDBMemory(HashDB):
         """The writes since the last call, as one log frame (``None`` if there were none)."""
         pending, self._pending = self._pending, {}
         meta, self._pending_meta = self._pending_meta, {}
-        entries: list[tuple[str, list[tuple[int, int]]]] = []
+        entries: list[tuple[str, Iterable[int], Iterable[int]]] = []
         for table, changed in pending.items():
+            # Written only (the common case): the dict's views go straight into arrays,
+            # with no list of pairs made in the committing thread, which shares the GIL.
+            if None not in changed.values():
+                entries.append((table, changed.keys(), changed.values()))  # type: ignore[arg-type]
+                continue
             written = [(key, value) for key, value in changed.items() if value is not None]
-            gone = [(key, 0) for key, value in changed.items() if value is None]
+            gone = [key for key, value in changed.items() if value is None]
             if written:
-                entries.append((table, written))
-            if gone:
-                entries.append((DELETED + table, gone))
+                entries.append((table, [key for key, _ in written], [value for _, value in written]))
+            entries.append((DELETED + table, gone, [0] * len(gone)))
         if not entries and not meta and self._next_id == self._logged_next_id:
             return None
         self._logged_next_id = self._next_id

@@ -15,6 +15,7 @@ import struct
 import sys
 import zlib
 from array import array
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,9 +87,11 @@ def check_state(state: dict[str, Any], path: Path) -> tuple[dict[str, str], int,
     return meta, next_id, generation, tables
 
 
-def encode_log_entry(next_id: int, meta: dict[str, str], entries: list[tuple[str, list[tuple[int, int]]]]) -> bytes:
-    """One log frame's payload: the id counter, changed meta, and each table's written (or deleted) pairs."""
-    return pickle.dumps((next_id, meta, [_pack(table, pairs) for table, pairs in entries]), protocol=5)
+def encode_log_entry(
+    next_id: int, meta: dict[str, str], entries: Sequence[tuple[str, Iterable[int], Iterable[int]]]
+) -> bytes:
+    """One log frame's payload: the id counter, changed meta, and each table's written (or deleted) keys and values."""
+    return pickle.dumps((next_id, meta, [_pack(table, keys, values) for table, keys, values in entries]), protocol=5)
 
 
 def decode_log_entry(payload: bytes) -> tuple[int, dict[str, str], list[tuple[str, dict[int, int], bool]]]:
@@ -192,14 +195,12 @@ def check_acyclic(parent: dict[int, int]) -> None:
         done |= path
 
 
-def _pack(table: str, pairs: list[tuple[int, int]]) -> tuple[str, bytes | list[int], bytes | list[int]]:
-    """A table's pairs for the log: two native arrays' bytes (lists for ints that do not fit)."""
-    keys = [key for key, _ in pairs]
-    values = [value for _, value in pairs]
+def _pack(table: str, keys: Iterable[int], values: Iterable[int]) -> tuple[str, bytes | list[int], bytes | list[int]]:
+    """A table's keys and values for the log: two native arrays' bytes (lists for ints that do not fit)."""
     try:
         return table, _tagged(array("Q", keys)), _tagged(array("q", values))
     except OverflowError:
-        return table, keys, values
+        return table, list(keys), list(values)
 
 
 def _tagged(numbers: array) -> bytes:  # type: ignore[type-arg]
