@@ -309,16 +309,15 @@ class HashDBMemory(HashDB):
         meta, self._pending_meta = self._pending_meta, {}
         entries: list[tuple[str, Iterable[int], Iterable[int]]] = []
         for table, changed in pending.items():
-            # Written only (the common case): the dict's views go straight into arrays,
-            # with no list of pairs made in the committing thread, which shares the GIL.
-            if None not in changed.values():
+            # A frame holds each key once, so deletions and writes replay in either order.
+            if None in changed.values():
+                gone = [key for key, value in changed.items() if value is None]
+                entries.append((DELETED + table, gone, [0] * len(gone)))
+                changed = {key: value for key, value in changed.items() if value is not None}
+            # The dict's views go straight into arrays: no list of pairs is made in
+            # the committing thread, which shares the GIL with the crawl.
+            if changed:
                 entries.append((table, changed.keys(), changed.values()))  # type: ignore[arg-type]
-                continue
-            written = [(key, value) for key, value in changed.items() if value is not None]
-            gone = [key for key, value in changed.items() if value is None]
-            if written:
-                entries.append((table, [key for key, _ in written], [value for _, value in written]))
-            entries.append((DELETED + table, gone, [0] * len(gone)))
         if not entries and not meta and self._next_id == self._logged_next_id:
             return None
         self._logged_next_id = self._next_id
