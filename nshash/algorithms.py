@@ -9,7 +9,6 @@ here too.
 from __future__ import annotations
 
 import importlib
-import inspect
 import json
 import os
 from typing import Any, Final
@@ -21,8 +20,9 @@ from nshash.errors import (
     StoreCorruptError,
     UnknownOptionError,
 )
-from nshash.index import Index
+from nshash.index import RUN_SETTINGS, Index
 from nshash.log import get_logger
+from nshash.options import RECORDED_ONLY
 from nshash.stores import HashDB, open_store, store_path
 
 log = get_logger(__name__)
@@ -35,11 +35,6 @@ ALGORITHMS: dict[str, str] = {
     "simhash": "nshash.simhash:SimHash",
 }
 DEFAULT: Final = "nshash"
-
-# Recorded with an index, but not constructor arguments.
-_RECORDED_ONLY: Final = ("algorithm", "version")
-# Constructor arguments that are not options of the algorithm.
-_NOT_OPTIONS: Final = ("name", "hashdb", "store_options", "options")
 
 
 def algorithm_class(name: str) -> type[Index]:
@@ -68,10 +63,9 @@ def check_options(cls: type[Index], options: dict[str, Any]) -> dict[str, Any]:
     Raises:
         UnknownOptionError: a name ``cls`` does not take (a ``TypeError``), with the ones it does.
     """
-    accepted = [*inspect.signature(cls).parameters, *getattr(cls, "option_names", ())]
-    unknown = sorted(set(options) - set(accepted) - set(_NOT_OPTIONS))
+    unknown = sorted(set(options) - {*cls.option_names, *RUN_SETTINGS})
     if unknown:
-        known = ", ".join(p for p in accepted if p not in (*_NOT_OPTIONS, "errors"))
+        known = ", ".join(cls.option_names)
         raise UnknownOptionError(f"unknown option(s) {', '.join(unknown)} for {cls.__name__}; options: {known}")
     return options
 
@@ -158,7 +152,7 @@ def open(
                 )
             cls = algorithm_class(built_with)
             # The recorded options, and the given ones on top: the index refuses any that differ.
-            given = {key: value for key, value in recorded.items() if key not in _RECORDED_ONLY} | options
+            given = {key: value for key, value in recorded.items() if key not in RECORDED_ONLY} | options
         log.info("opened %s (%s)", store.describe(), "new index" if recorded is None else "existing index")
         # The index gets the open store, so a large memory store is loaded once.
         index = cls(name, hashdb=store, **check_options(cls, given))

@@ -21,7 +21,6 @@ import argparse
 import contextlib
 import importlib
 import importlib.util
-import inspect
 import json
 import os
 import sys
@@ -140,25 +139,13 @@ def _dedup(args: argparse.Namespace) -> int:
 
 
 def _batch_ids(texts: list[str], options: dict[str, Any], workers: int, progress: bool) -> list[int]:
-    import nshash
+    from nshash.batch import similar_ids
 
-    similar_ids = getattr(nshash, "similar_ids", None)
-    if similar_ids is None:
-        raise UsageError("batch mode (nshash.similar_ids) is not available in this version; use --online or --name")
-    accepted = inspect.signature(similar_ids).parameters
-    # Pass the run settings only if the batch function takes them; the rest are algorithm options.
-    extra: dict[str, Any] = {
-        key: value for key, value in (("workers", workers), ("progress", progress)) if key in accepted
-    }
-    if workers > 1 and "workers" not in accepted:
+    if workers > 1:
         print("nshash: note: --workers applies to --online/--name mode only", file=sys.stderr)
-    docs: Iterable[str] = texts
-    if progress and "progress" not in accepted:
-        # The batch reads the documents once, computing their fingerprints (most of its time): count those.
-        docs = _progress_bar(texts, "fingerprints")
-    if "na" in accepted:  # every text was checked by Table.texts; read them as they come, not into a list first
-        extra["na"] = "raise"
-    return [int(sid) for sid in similar_ids(docs, **options, **extra)]
+    # The batch reads the documents once, computing their fingerprints (most of its time): count those.
+    docs: Iterable[str] = _progress_bar(texts, "fingerprints") if progress else texts
+    return [int(sid) for sid in similar_ids(docs, **options)]
 
 
 def _progress_bar(items: Sequence[str], unit: str) -> Iterable[str]:

@@ -84,9 +84,9 @@ class NSHash(Compat07, Index):
     """
 
     algorithm = "nshash"
-    store_bound = ()
-    #: The algorithm options it takes as keywords (see :class:`nshash.options.Options`).
     option_names = OPTION_NAMES
+    opts: Options
+    fingerprinter: Fingerprinter
 
     def __init__(
         self,

@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from types import TracebackType
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from nshash.clusters import find_roots
 from nshash.errors import (
@@ -22,6 +22,7 @@ from nshash.errors import (
 from nshash.keys import KEY, record, user_key, withdraw
 from nshash.many import get_similar_many
 from nshash.match import Match
+from nshash.options import StoredOptions
 from nshash.stores import HashDB, open_store
 from nshash.stores.view import StoreView
 from nshash.text import coerce_document
@@ -40,18 +41,33 @@ def _check_id(similar_id: int) -> int:
     return similar_id
 
 
+#: Arguments of every index that are settings of a run, not options saved with the data.
+RUN_SETTINGS: tuple[str, ...] = ("errors", "removable")
+
+
+class FeatureSource(Protocol):
+    """Options in, a document's features out: pure and picklable, so worker processes compute them."""
+
+    def features(self, text: str) -> Any:
+        """The features (keys, sketch, fingerprint...) of a decoded text."""
+
+
 class Index:
     """Base class of the near-duplicate indexes (:class:`nshash.NSHash` and its siblings).
 
-    A subclass defines ``algorithm``, computes a document's keys in
-    :meth:`_features` (pure, no store access) and decides its cluster in
+    A subclass defines ``algorithm`` and ``option_names`` (from its options
+    object in :mod:`nshash.options`), sets ``opts`` and ``fingerprinter`` (a
+    :class:`FeatureSource`: a document's keys, pure, no store access) before
+    calling ``Index.__init__``, and decides a document's cluster in
     :meth:`_decide`, which runs inside one store transaction and returns a
     :class:`~nshash.Match`.
     """
 
     algorithm: ClassVar[str] = ""
-    #: Attributes that hold on to the store (left behind when fingerprints are computed elsewhere).
-    store_bound: ClassVar[tuple[str, ...]] = ()
+    #: The option names its constructor takes (its options object's fields).
+    option_names: ClassVar[tuple[str, ...]] = ()
+    opts: StoredOptions
+    fingerprinter: FeatureSource
 
     @property
     def cheap_fingerprints(self) -> bool:
@@ -295,7 +311,7 @@ class Index:
 
     # -- what an algorithm defines ------------------------------------------------
     def _features(self, text: str) -> Any:
-        raise NotImplementedError
+        return self.fingerprinter.features(text)
 
     def _decide(self, view: StoreView, features: Any) -> Match:
         raise NotImplementedError

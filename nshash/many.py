@@ -109,7 +109,9 @@ def get_similar_many(
         fingerprint = partial(_fingerprint, index._features, index.errors)
         batches = _serial(fingerprint, _chunks(docs, chunk_size))
     else:
-        batches = _in_workers(Fingerprinter(index), docs, chunk_size, workers)
+        batches = _in_workers(
+            partial(_fingerprint, index.fingerprinter.features, index.errors), docs, chunk_size, workers
+        )
     assign, transaction = index._assign, index.store.transaction
     raw: list[int] = []
     bar = None
@@ -134,30 +136,6 @@ def document_counts(store: HashDB) -> dict[str, int] | None:
     """
     raw = store.get_meta(_COUNTS_KEY)
     return None if raw is None else {key: int(value) for key, value in json.loads(raw).items()}
-
-
-class Fingerprinter:
-    """An index's ``_features`` without its store: what a worker process needs.
-
-    It carries the index's attributes (its options, hash function, ...) but not
-    the store, which holds open files or connections; a worker rebuilds a
-    store-less copy of the index.  This serves any :class:`~nshash.Index`
-    subclass whose ``_features`` is pure, as required.
-    """
-
-    def __init__(self, index: Index) -> None:
-        self.cls = type(index)
-        self.state = {
-            key: value
-            for key, value in vars(index).items()
-            if not isinstance(value, HashDB) and key not in index.store_bound
-        }
-
-    def build(self) -> Fingerprint:
-        """Fingerprints of a chunk of documents by a store-less copy of the index."""
-        clone = self.cls.__new__(self.cls)
-        clone.__dict__.update(self.state)
-        return partial(_fingerprint, clone._features, clone.errors)
 
 
 # -- one process ----------------------------------------------------------------------------
@@ -217,9 +195,9 @@ def _serial(fingerprint: Fingerprint, chunks: Iterator[tuple[int, list[Any]]]) -
 _worker_fingerprint: Fingerprint | None = None  # set in a worker by _init_worker
 
 
-def _init_worker(fingerprinter: Fingerprinter) -> None:
+def _init_worker(fingerprint: Fingerprint) -> None:
     global _worker_fingerprint
-    _worker_fingerprint = fingerprinter.build()
+    _worker_fingerprint = fingerprint
 
 
 def _work(offset: int, chunk: list[Any]) -> tuple[_Packed, NSHashError | None]:
@@ -231,7 +209,7 @@ def _work(offset: int, chunk: list[Any]) -> tuple[_Packed, NSHashError | None]:
     return _pack(batch), error
 
 
-def _in_workers(fingerprinter: Fingerprinter, docs: Iterable[Any], size: int, workers: int) -> Iterator[list[Any]]:
+def _in_workers(fingerprint: Fingerprint, docs: Iterable[Any], size: int, workers: int) -> Iterator[list[Any]]:
     """Fingerprints of each chunk, in order, computed by ``workers`` processes.
 
     The pool has up to ``2 * workers`` chunks to work on while this process
@@ -242,7 +220,7 @@ def _in_workers(fingerprinter: Fingerprinter, docs: Iterable[Any], size: int, wo
     would.
     """
     try:
-        pickle.dumps(fingerprinter)
+        pickle.dumps(fingerprint)
     except Exception as exc:  # any pickling failure means the same: it cannot cross processes
         raise ArgumentError(
             "workers > 1 needs an index that can be sent to another process, and this one cannot "
@@ -253,7 +231,7 @@ def _in_workers(fingerprinter: Fingerprinter, docs: Iterable[Any], size: int, wo
         max_workers=workers,
         mp_context=multiprocessing.get_context(_START_METHOD),
         initializer=_init_worker,
-        initargs=(fingerprinter,),
+        initargs=(fingerprint,),
     )
     inflight: deque[Future[tuple[_Packed, NSHashError | None]]] = deque()
     pending_error: Exception | None = None

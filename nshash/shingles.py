@@ -28,11 +28,10 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from nshash.buckets import add_to_buckets, offset_keys, read_buckets
 from nshash.clusters import find_roots, merge
-from nshash.errors import OptionError
-from nshash.features import U64Array, check_tokenizer, features, mix64, mix64_array, require_numpy
+from nshash.features import U64Array, features, mix64, mix64_array, require_numpy
 from nshash.index import Index
 from nshash.match import Match
-from nshash.options import positive_int
+from nshash.options import ShinglesOptions, choose_bands
 from nshash.stores import HashDB
 from nshash.stores.view import StoreView
 from nshash.text import coerce_document
@@ -49,11 +48,6 @@ SIG: Final = "sig"
 _DIGEST_BITS: Final = 8
 _PER_WORD: Final = 64 // _DIGEST_BITS
 _CHANCE: Final = 1 / (1 << _DIGEST_BITS)
-# Chance that a pair exactly at the threshold becomes a candidate (the bands
-# are chosen for it); pairs above it are found far more often (at similarity
-# 0.8, 21 bands of 4 rows find 99%).  A target of 0.95 took a third more bands
-# and candidates to verify for the same F1 on the benchmark corpus.
-_CANDIDATE_TARGET: Final = 0.8
 # Bins an empty bin probes (in a fixed pseudo-random order) for a minimum to borrow.
 _PROBES: Final = 16
 _EMPTY: Final = 1 << 32
@@ -67,23 +61,6 @@ class Signature(NamedTuple):
     bands: list[int]  # one bucket key per LSH band
     digests: npt.NDArray[np.uint8]  # an 8-bit digest of each min-hash
     words: list[int]  # the digests packed eight to a stored value
-
-
-def choose_bands(num_perm: int, threshold: float) -> int:
-    """The number of LSH bands: the most rows per band that still find pairs at ``threshold``.
-
-    ``threshold`` is a similarity ``2J/(1+J)``; a pair with that similarity
-    becomes a candidate with probability >= 0.8.
-
-    >>> choose_bands(84, 0.7), choose_bands(84, 0.5)
-    (21, 42)
-    """
-    jaccard = threshold / (2 - threshold)
-    for rows in range(num_perm, 0, -1):
-        bands = num_perm // rows
-        if 1 - (1 - jaccard**rows) ** bands >= _CANDIDATE_TARGET:
-            return bands
-    return num_perm  # pragma: no cover - rows=1 always qualifies for threshold > 0
 
 
 def _splitmix(seed: int, count: int) -> list[int]:
@@ -141,6 +118,9 @@ class Shingles(Index):
     """
 
     algorithm = "shingles"
+    option_names = ShinglesOptions.names()
+    opts: ShinglesOptions
+    fingerprinter: ShinglesFingerprinter
 
     def __init__(
         self,
@@ -158,44 +138,20 @@ class Shingles(Index):
         store_options: dict[str, Any] | None = None,
         removable: bool = False,
     ) -> None:
-        import numpy as np
-
-        self.w = positive_int("w", w)
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
-            raise OptionError(f"threshold must be a number in (0, 1], not {threshold!r}")
-        self.threshold = float(threshold)
-        self.num_perm = positive_int("num_perm", num_perm)
-        self.bands = choose_bands(self.num_perm, self.threshold) if bands is None else positive_int("bands", bands)
-        if self.bands > self.num_perm:
-            raise OptionError(f"bands must be <= num_perm ({self.num_perm}), not {bands}")
-        self.rows = self.num_perm // self.bands
-        self.bucket_size = positive_int("bucket_size", bucket_size)
-        self.tokenizer = check_tokenizer(tokenizer)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise OptionError(f"seed must be an int, not {seed!r}")
-        self.seed = seed
-        randoms = _splitmix(seed, 1 + self.num_perm * _PROBES)
-        self._salt = np.uint64(randoms[0])
-        probes = np.array(randoms[1:], dtype=np.uint64) % np.uint64(self.num_perm)
-        self._probes = probes.astype(np.intp).reshape(-1, _PROBES)
-        self._words = -(-self.num_perm // _PER_WORD)
-        self._positions = np.arange(self.num_perm, dtype=np.uint64) * np.uint64(_GOLDEN)
+        self.opts = ShinglesOptions(w, threshold, num_perm, bands, bucket_size, tokenizer, seed)
+        self.fingerprinter = ShinglesFingerprinter(self.opts)
+        self.w, self.threshold, self.num_perm = self.opts.w, self.opts.threshold, self.opts.num_perm
+        self.bands, self.rows = int(self.opts.bands or 0), self.opts.rows
+        self.bucket_size, self.tokenizer, self.seed = self.opts.bucket_size, self.opts.tokenizer, self.opts.seed
+        self._words = self.fingerprinter.words
         # Verification counts equal digests: the fewest whose estimate reaches the threshold.
         self._needed = next(
             count for count in range(self.num_perm + 1) if _similarity(count, self.num_perm) >= self.threshold
         )
-        options = {
-            "version": 1,
-            "w": self.w,
-            "threshold": self.threshold,
-            "num_perm": self.num_perm,
-            "bands": self.bands,
-            "bucket_size": self.bucket_size,
-            "tokenizer": self.tokenizer,
-            "seed": self.seed,
-        }
         require_numpy()
-        super().__init__(name, hashdb, options, errors=errors, store_options=store_options, removable=removable)
+        super().__init__(
+            name, hashdb, self.opts.stored(), errors=errors, store_options=store_options, removable=removable
+        )
 
     # -- shingles and similarity --------------------------------------------------
     def shingles(self, doc: str | bytes) -> set[int]:
@@ -240,65 +196,11 @@ class Shingles(Index):
 
     def signature(self, doc: str | bytes) -> list[int]:
         """The ``num_perm`` min-hashes of ``doc`` (unsigned 32-bit ints), empty when it has no words."""
-        minimum = self._minhashes(self._shingle_hashes(coerce_document(doc, self.errors)))
+        minimum = self.fingerprinter.minhashes(self._shingle_hashes(coerce_document(doc, self.errors)))
         return [] if minimum is None else minimum.tolist()
 
-    def _minhashes(self, hashes: U64Array) -> U64Array | None:
-        """The minimum of each of the ``num_perm`` bins (32-bit values), or ``None`` for no shingles."""
-        import numpy as np
-
-        if not len(hashes):
-            return None
-        # Shingle hashes are already mixed: XOR with the seed's salt reorders them
-        # (a different min-hash per seed) at the cost of one pass.
-        mixed = hashes ^ self._salt
-        # The high half of a hash picks its bin, the low half is its value.
-        bins = ((mixed >> np.uint64(32)) * np.uint64(self.num_perm)) >> np.uint64(32)
-        minimum = np.full(self.num_perm, _EMPTY, dtype=np.uint64)
-        np.minimum.at(minimum, bins, mixed & np.uint64(_EMPTY - 1))
-        empty = np.flatnonzero(minimum == _EMPTY)
-        if len(empty):
-            self._densify(minimum, empty)
-        return minimum
-
-    def _densify(self, minimum: U64Array, empty: npt.NDArray[np.intp]) -> None:
-        """Fill each empty bin with the minimum of the first filled bin along its probe sequence."""
-        import numpy as np
-
-        probes = self._probes[empty]
-        filled = minimum[probes] != _EMPTY
-        first = filled.argmax(axis=1)
-        rows = np.arange(len(empty))
-        found = filled[rows, first]
-        source = probes[rows, first]
-        lost = empty[~found]
-        if len(lost):
-            # Almost every bin is empty (a document of a few shingles): fall
-            # back to the next filled bin to the right, wrapping around.
-            filled_bins = np.flatnonzero(minimum != _EMPTY)
-            after = np.searchsorted(filled_bins, lost) % len(filled_bins)
-            source[~found] = filled_bins[after]
-        minimum[empty] = minimum[source]
-
-    # -- index ----------------------------------------------------------------------
     def _features(self, text: str) -> Signature | None:
-        import numpy as np
-
-        minimum = self._minhashes(self._shingle_hashes(text))
-        if minimum is None:
-            return None
-        mixed = mix64_array(minimum ^ self._positions)
-        entry = int(np.bitwise_xor.reduce(mixed))
-        # A band's key combines its rows' mixed min-hashes (mixed with their
-        # positions, so the band's number and the order count): already random bits.
-        rows = mixed[: self.bands * self.rows].reshape(self.bands, self.rows)
-        band_keys = np.bitwise_xor.reduce(rows, axis=1)
-        digests = (mixed >> np.uint64(64 - _DIGEST_BITS)).astype(np.uint8)
-        padded = np.zeros(self._words * _PER_WORD, dtype=np.uint8)
-        padded[: self.num_perm] = digests
-        # Read as signed 64-bit: the form a store keeps (see nshash.buckets.to_value).
-        words = padded.view("<i8").tolist()
-        return Signature(entry, band_keys.tolist(), digests, words)
+        return self.fingerprinter.features(text)
 
     def _agreements(self, view: StoreView, signature: Signature, candidates: list[int]) -> list[int]:
         """Equal digests between ``signature`` and each candidate's stored signature."""
@@ -337,6 +239,80 @@ class Shingles(Index):
             view.put_many(SIG, zip(offset_keys([signature.entry], self._words), signature.words))
             add_to_buckets(view, signature.bands, counts, signature.entry, self.bucket_size)
         return match
+
+
+class ShinglesFingerprinter:
+    """Options in, a document's :class:`Signature` out: pure and picklable (worker processes use it)."""
+
+    def __init__(self, options: ShinglesOptions) -> None:
+        import numpy as np
+
+        self.options = options
+        randoms = _splitmix(options.seed, 1 + options.num_perm * _PROBES)
+        self._salt = np.uint64(randoms[0])
+        probes = np.array(randoms[1:], dtype=np.uint64) % np.uint64(options.num_perm)
+        self._probes = probes.astype(np.intp).reshape(-1, _PROBES)
+        #: Stored values a signature's digests take, eight to a value.
+        self.words = -(-options.num_perm // _PER_WORD)
+        self._positions = np.arange(options.num_perm, dtype=np.uint64) * np.uint64(_GOLDEN)
+
+    def minhashes(self, hashes: U64Array) -> U64Array | None:
+        """The minimum of each of the ``num_perm`` bins (32-bit values), or ``None`` for no shingles."""
+        import numpy as np
+
+        if not len(hashes):
+            return None
+        # Shingle hashes are already mixed: XOR with the seed's salt reorders them
+        # (a different min-hash per seed) at the cost of one pass.
+        mixed = hashes ^ self._salt
+        # The high half of a hash picks its bin, the low half is its value.
+        bins = ((mixed >> np.uint64(32)) * np.uint64(self.options.num_perm)) >> np.uint64(32)
+        minimum = np.full(self.options.num_perm, _EMPTY, dtype=np.uint64)
+        np.minimum.at(minimum, bins, mixed & np.uint64(_EMPTY - 1))
+        empty = np.flatnonzero(minimum == _EMPTY)
+        if len(empty):
+            self._densify(minimum, empty)
+        return minimum
+
+    def _densify(self, minimum: U64Array, empty: npt.NDArray[np.intp]) -> None:
+        """Fill each empty bin with the minimum of the first filled bin along its probe sequence."""
+        import numpy as np
+
+        probes = self._probes[empty]
+        filled = minimum[probes] != _EMPTY
+        first = filled.argmax(axis=1)
+        rows = np.arange(len(empty))
+        found = filled[rows, first]
+        source = probes[rows, first]
+        lost = empty[~found]
+        if len(lost):
+            # Almost every bin is empty (a document of a few shingles): fall
+            # back to the next filled bin to the right, wrapping around.
+            filled_bins = np.flatnonzero(minimum != _EMPTY)
+            after = np.searchsorted(filled_bins, lost) % len(filled_bins)
+            source[~found] = filled_bins[after]
+        minimum[empty] = minimum[source]
+
+    def features(self, text: str) -> Signature | None:
+        """The signature of a decoded text, or ``None`` when it has no shingles."""
+        import numpy as np
+
+        minimum = self.minhashes(features(text, self.options.w, self.options.tokenizer))
+        if minimum is None:
+            return None
+        mixed = mix64_array(minimum ^ self._positions)
+        entry = int(np.bitwise_xor.reduce(mixed))
+        # A band's key combines its rows' mixed min-hashes (mixed with their
+        # positions, so the band's number and the order count): already random bits.
+        bands = int(self.options.bands or 0)
+        rows = mixed[: bands * self.options.rows].reshape(bands, self.options.rows)
+        band_keys = np.bitwise_xor.reduce(rows, axis=1)
+        digests = (mixed >> np.uint64(64 - _DIGEST_BITS)).astype(np.uint8)
+        padded = np.zeros(self.words * _PER_WORD, dtype=np.uint8)
+        padded[: self.options.num_perm] = digests
+        # Read as signed 64-bit: the form a store keeps (see nshash.buckets.to_value).
+        words = padded.view("<i8").tolist()
+        return Signature(entry, band_keys.tolist(), digests, words)
 
 
 __all__ = ["Shingles", "Signature", "choose_bands"]

@@ -20,16 +20,17 @@ import hashlib
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Final, Union
 
 from nshash.buckets import add_to_buckets, read_buckets
 from nshash.clusters import find_roots, merge
 from nshash.errors import ArgumentError, ArgumentTypeError, OptionError, OptionsMismatchError, StoreCorruptError
-from nshash.features import FEATURES, U64Array, check_tokenizer, features, mix64, require_numpy
+from nshash.features import U64Array, features, mix64, require_numpy
 from nshash.index import Index
 from nshash.match import Match
-from nshash.options import positive_int
+from nshash.options import IDF_DIGEST_PREFIX, SIMHASH_BITS, SimHashOptions, check_idf_weights
 from nshash.stores import HashDB
 from nshash.stores.view import StoreView
 from nshash.text import coerce_document
@@ -39,17 +40,12 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 FP: Final = "fp"
-BITS: Final = 64
-WEIGHTS: Final = ("tf", "binary", "logtf", "tfidf")
+BITS: Final = SIMHASH_BITS
 # idf weights are kept as integers (idf * 16, rounded) so that a fingerprint is
 # computed in exact integer arithmetic: the same bits on every platform.
 _IDF_SCALE: Final = 16
-# A fingerprint is looked up in C(blocks, k) buckets; more than this is a
-# misconfiguration, not a speed trade-off.
-_MAX_TABLES: Final = 256
 # Metadata key of the tf-idf table, so a reopened index needs no sample again.
 _IDF_META: Final = "simhash.idf"
-_DIGEST_PREFIX: Final = "sha256:"
 
 IdfSource = Union[Mapping[int, float], Iterable[str]]
 
@@ -125,6 +121,9 @@ class SimHash(Index):
     """
 
     algorithm = "simhash"
+    option_names = SimHashOptions.names()
+    opts: SimHashOptions
+    fingerprinter: SimHashFingerprinter
 
     def __init__(
         self,
@@ -143,79 +142,57 @@ class SimHash(Index):
         store_options: dict[str, Any] | None = None,
         removable: bool = False,
     ) -> None:
-        self.k = positive_int("k", k, minimum=0)
-        if self.k >= BITS // 2:
-            raise OptionError(f"k must be < {BITS // 2} (fingerprints further apart are unrelated), not {k}")
-        self.blocks = positive_int("blocks", self.k + 1 if blocks is None else blocks, minimum=self.k + 1)
-        if self.blocks > BITS:
-            raise OptionError(f"blocks must be <= {BITS}, not {blocks}")
-        tables = math.comb(self.blocks, self.k)
-        if tables > _MAX_TABLES:
-            raise OptionError(
-                f"blocks={self.blocks} with k={self.k} needs {tables} bucket lookups per document; "
-                f"choose blocks so that C(blocks, k) <= {_MAX_TABLES} (blocks=k+1 or k+2)"
-            )
-        if features not in FEATURES:
-            raise OptionError(f"features must be one of {', '.join(FEATURES)}, not {features!r}")
-        self.features = features
-        self.ngram = positive_int("ngram", ngram)
-        self.tokenizer = check_tokenizer(tokenizer)
-        self.bucket_size = positive_int("bucket_size", bucket_size)
-        if weights not in WEIGHTS:
-            raise OptionError(f"weights must be one of {', '.join(WEIGHTS)}, not {weights!r}")
-        self.weights = weights
-        self._idf: _IdfTable | None = None
-        # A digest (or nothing) stands for the table kept in the store: checked when it is opened.
-        self._stored_idf: str | None = None
-        if weights == "tfidf":
-            if isinstance(idf, str) and not idf.startswith(_DIGEST_PREFIX):
+        table: _IdfTable | None = None
+        digest: str | None = None
+        if isinstance(idf, str):
+            if not idf.startswith(IDF_DIGEST_PREFIX):
                 raise ArgumentTypeError("idf must be sample texts (a list of str), a table, or a stored table's digest")
-            if idf is None or isinstance(idf, str):
-                self._stored_idf = idf or ""
-            else:
-                self._idf = _IdfTable.build(idf, self._hashes)
-        elif idf is not None:
-            raise OptionError("idf= is used only with weights='tfidf'")
+            digest = idf
+        self.opts = SimHashOptions(k, blocks, bucket_size, features, ngram, tokenizer, weights, digest)
+        if idf is not None and digest is None:
+            check_idf_weights(self.opts.weights)
+            table = _IdfTable.build(idf, partial(_hashes, self.opts))
+            self.opts = self.opts.replace(idf=table.digest)
+        # Without a table, a tf-idf index takes the one its store keeps: checked when it is opened.
+        self._needs_stored_idf = weights == "tfidf" and table is None
+        self.fingerprinter = SimHashFingerprinter(self.opts, table)
+        self.k, self.blocks = self.opts.k, int(self.opts.blocks or 0)
+        self.bucket_size, self.features, self.ngram = self.opts.bucket_size, self.opts.features, self.opts.ngram
+        self.tokenizer, self.weights = self.opts.tokenizer, self.opts.weights
         self._masks = block_masks(self.blocks, self.k)
         self._salts = [mix64(table + 1) for table in range(len(self._masks))]
-        options = {
-            "version": 1,
-            "k": self.k,
-            "blocks": self.blocks,
-            "bucket_size": self.bucket_size,
-            "features": self.features,
-            "ngram": self.ngram,
-            "tokenizer": self.tokenizer,
-            "weights": self.weights,
-            "idf": self._idf.digest if self._idf is not None else self._stored_idf or None,
-        }
         require_numpy()
-        super().__init__(name, hashdb, options, errors=errors, store_options=store_options, removable=removable)
+        super().__init__(
+            name, hashdb, self.opts.stored(), errors=errors, store_options=store_options, removable=removable
+        )
 
     def _check_options(self, view: StoreView) -> None:
         """Load a tf-idf table kept in the store, or keep the given one there; then check the options."""
         raw = view.get_meta(_IDF_META)
-        if self._stored_idf is not None:
+        if self._needs_stored_idf:
             if raw is None:
                 raise OptionError(
                     "weights='tfidf' needs idf= (sample texts, or the .idf of an earlier index) "
                     f"for a new index; {self.store.describe()} keeps no idf table"
                 )
-            self._idf = _IdfTable.decode(raw)
-            if self._stored_idf and self._stored_idf != self._idf.digest:
+            kept = _IdfTable.decode(raw)
+            if self.opts.idf and self.opts.idf != kept.digest:
                 raise OptionsMismatchError(
-                    f"{self.store.describe()} keeps the idf table {self._idf.digest}, not {self._stored_idf}"
+                    f"{self.store.describe()} keeps the idf table {kept.digest}, not {self.opts.idf}"
                 )
-            self.options["idf"] = self._idf.digest
+            self.opts = self.opts.replace(idf=kept.digest)
+            self.fingerprinter = SimHashFingerprinter(self.opts, kept)
+            self.options["idf"] = kept.digest
         super()._check_options(view)
-        if self._idf is not None and raw is None:
-            view.set_meta(_IDF_META, self._idf.encode())
+        if self.fingerprinter.idf is not None and raw is None:
+            view.set_meta(_IDF_META, self.fingerprinter.idf.encode())
 
     # -- fingerprints ---------------------------------------------------------------
     @property
     def idf(self) -> dict[int, float] | None:
         """The idf table in use (feature hash -> weight), e.g. for ``idf=`` of another index."""
-        return None if self._idf is None else self._idf.as_dict()
+        table = self.fingerprinter.idf
+        return None if table is None else table.as_dict()
 
     def fingerprint(self, doc: str | bytes) -> int | None:
         """The 64-bit SimHash of ``doc``, or ``None`` when it has no words at all.
@@ -226,36 +203,8 @@ class SimHash(Index):
         """
         return self._features(coerce_document(doc, self.errors))
 
-    def _hashes(self, text: str) -> U64Array:
-        return features(text, self.ngram, self.tokenizer, self.features)
-
     def _features(self, text: str) -> int | None:
-        return self._fingerprint(self._hashes(text))
-
-    def _fingerprint(self, hashes: U64Array) -> int | None:
-        import numpy as np
-
-        if not len(hashes):
-            return None
-        unique, counts = np.unique(hashes, return_counts=True)
-        if self.weights == "binary":
-            weight = np.ones(len(counts), dtype=np.int64)
-        elif self.weights == "logtf":
-            weight = np.rint((1 + np.log(counts)) * _IDF_SCALE).astype(np.int64)
-        else:
-            weight = counts.astype(np.int64)
-        if self._idf is not None:
-            weight *= self._idf.lookup(unique)
-        # Row i holds the 64 bits of feature i, least significant first.
-        bits = np.unpackbits(unique.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-        # Bit j is set when the features having it outweigh those lacking it.
-        # A float product runs on BLAS, 3x faster than numpy's integer one, and
-        # is exact: every partial sum is an integer below 2**53 (a document
-        # would need ~10**13 characters to reach it), so the order of additions
-        # cannot change a bit.
-        ones = weight.astype(np.float64) @ bits.astype(np.float64)
-        chosen = ones * 2 > int(weight.sum())
-        return int.from_bytes(np.packbits(chosen, bitorder="little").tobytes(), "little")
+        return self.fingerprinter.features(text)
 
     distance = staticmethod(hamming_distance)
 
@@ -311,6 +260,45 @@ class SimHash(Index):
         return match
 
 
+class SimHashFingerprinter:
+    """Options (and idf table) in, a document's fingerprint out: pure and picklable (worker processes use it)."""
+
+    def __init__(self, options: SimHashOptions, idf: _IdfTable | None = None) -> None:
+        self.options = options
+        self.idf = idf
+
+    def features(self, text: str) -> int | None:
+        """The 64-bit SimHash of a decoded text, or ``None`` when it has no features."""
+        import numpy as np
+
+        hashes = _hashes(self.options, text)
+        if not len(hashes):
+            return None
+        unique, counts = np.unique(hashes, return_counts=True)
+        if self.options.weights == "binary":
+            weight = np.ones(len(counts), dtype=np.int64)
+        elif self.options.weights == "logtf":
+            weight = np.rint((1 + np.log(counts)) * _IDF_SCALE).astype(np.int64)
+        else:
+            weight = counts.astype(np.int64)
+        if self.idf is not None:
+            weight *= self.idf.lookup(unique)
+        # Row i holds the 64 bits of feature i, least significant first.
+        bits = np.unpackbits(unique.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+        # Bit j is set when the features having it outweigh those lacking it.
+        # A float product runs on BLAS, 3x faster than numpy's integer one, and
+        # is exact: every partial sum is an integer below 2**53 (a document
+        # would need ~10**13 characters to reach it), so the order of additions
+        # cannot change a bit.
+        ones = weight.astype(np.float64) @ bits.astype(np.float64)
+        chosen = ones * 2 > int(weight.sum())
+        return int.from_bytes(np.packbits(chosen, bitorder="little").tobytes(), "little")
+
+
+def _hashes(options: SimHashOptions, text: str) -> U64Array:
+    return features(text, options.ngram, options.tokenizer, options.features)
+
+
 def _check_fingerprint(fingerprint: object) -> int:
     if isinstance(fingerprint, bool) or not isinstance(fingerprint, int):
         raise ArgumentTypeError(f"a fingerprint must be an int, not {type(fingerprint).__name__}")
@@ -329,7 +317,7 @@ class _IdfTable:
         # the table (not the sample size) lets a saved table rebuild the same index.
         self.unseen = int(weights.max())
         digest = hashlib.sha256(keys.astype("<u8").tobytes() + weights.astype("<i8").tobytes())
-        self.digest = f"{_DIGEST_PREFIX}{digest.hexdigest()[:32]}"
+        self.digest = f"{IDF_DIGEST_PREFIX}{digest.hexdigest()[:32]}"
 
     @classmethod
     def build(cls, source: IdfSource, hashes: Callable[[str], U64Array]) -> _IdfTable:
