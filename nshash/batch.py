@@ -16,8 +16,9 @@ raised recall a little on some corpora and lowered precision on others
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Union
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Final, Union
 
 from nshash.errors import ArgumentTypeError, DocumentDecodeError, DocumentTypeError, UnknownOptionError
 from nshash.options import OPTION_NAMES
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 
     from nshash.core import NSHash
     from nshash.fingerprint import Features
+
+# Ids resolved to their roots this many at a time (a list of Python ints for all of them would be the peak).
+_RESOLVE_CHUNK: Final = 65_536
 
 Texts = Union[Iterable[Union[str, bytes]], "pd.Series[Any]"]
 
@@ -50,10 +54,24 @@ def assign_all(index: NSHash, features: Iterable[Features]) -> list[int]:
     return [transaction(lambda view, f=f: assign(view, f)) for f in features]  # type: ignore[misc]
 
 
-def cluster_features(options: dict[str, Any], features: Sequence[Features]) -> list[int]:
+def cluster_features(options: dict[str, Any], features: Iterable[Features]) -> list[int]:
     """The batch ids of the documents the features came from (the online rule, in order)."""
     index = new_index(options)
-    return number_components(index.resolve_many(assign_all(index, features)))
+    raw = array("Q")  # one 8-byte id a page, not a Python int object
+    assign, transaction = index._assign, index.store.transaction
+    for one in features:
+        raw.append(transaction(lambda view, f=one: assign(view, f)))  # type: ignore[misc]
+    return final_ids(index, raw)
+
+
+def final_ids(index: NSHash, raw: Sequence[int]) -> list[int]:
+    """The assigned ids ``raw`` resolved to their clusters' roots and numbered 1, 2, 3... in order."""
+    roots = (
+        root
+        for start in range(0, len(raw), _RESOLVE_CHUNK)
+        for root in index.resolve_many(raw[start : start + _RESOLVE_CHUNK])
+    )
+    return number_components(roots)
 
 
 def number_components(roots: Iterable[int]) -> list[int]:
@@ -68,14 +86,20 @@ def number_components(roots: Iterable[int]) -> list[int]:
 
 def all_features(index: NSHash, texts: Iterable[Any], labels: Sequence[Any] | None = None, start: int = 0) -> list[Any]:
     """Every document's features; a bad one raises with its position (from ``start``) and label."""
+    return list(each_features(index, texts, labels, start))
+
+
+def each_features(
+    index: NSHash, texts: Iterable[Any], labels: Sequence[Any] | None = None, start: int = 0
+) -> Iterator[Any]:
+    """:func:`all_features`, one document at a time."""
     if isinstance(texts, (str, bytes, bytearray)):
         raise ArgumentTypeError("texts must be a list (or Series) of documents, not a single document")
     from nshash.text import coerce_document
 
-    out = []
     for position, doc in enumerate(texts):
         try:
-            out.append(index._features(coerce_document(doc, index.errors)))
+            yield index._features(coerce_document(doc, index.errors))
         except (DocumentTypeError, DocumentDecodeError) as exc:
             where = f"document {start + position}"
             if labels is not None:
@@ -83,7 +107,6 @@ def all_features(index: NSHash, texts: Iterable[Any], labels: Sequence[Any] | No
             missing = doc is None or (isinstance(doc, float) and doc != doc)
             hint = "; fill missing values first, e.g. series.fillna('')" if missing else ""
             raise type(exc)(f"{where}: {exc}{hint}") from exc
-    return out
 
 
 def similar_ids(texts: Texts, **options: Any) -> list[int] | pd.Series[Any]:
@@ -108,9 +131,10 @@ def similar_ids(texts: Texts, **options: Any) -> list[int] | pd.Series[Any]:
     >>> nshash.similar_ids([article, "Something else entirely, long enough.", "By Jane. " + article])
     [1, 2, 1]
     """
+    # One document at a time, keyed then assigned: the run keeps its index and 8 bytes a page.
     index = new_index(options)
     pd = sys.modules.get("pandas")
     if pd is not None and isinstance(texts, pd.Series):
-        ids = cluster_features(options, all_features(index, texts.tolist(), texts.index))
+        ids = cluster_features(options, each_features(index, texts.tolist(), texts.index))
         return pd.Series(ids, index=texts.index, name="similar_id", dtype="int64")
-    return cluster_features(options, all_features(index, texts))
+    return cluster_features(options, each_features(index, texts))

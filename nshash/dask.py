@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from nshash.batch import all_features, assign_all, new_index, number_components
+from nshash.batch import all_features, assign_all, final_ids, new_index
 from nshash.errors import ArgumentError, ArgumentTypeError, NSHashError, missing_dependency
 
 if TYPE_CHECKING:
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 
 #: Partitions being fingerprinted on the workers ahead of the assignment, per worker.
 AHEAD_PER_WORKER = 2
-#: Ids resolved (merges followed) at a time at the end.
-_RESOLVE_CHUNK = 100_000
 
 
 def _dask() -> tuple[Any, Any]:
@@ -212,12 +210,7 @@ def _assign_in_order(dask: Any, texts: Any, options: dict[str, Any], bar: Any) -
         raw.extend(assign_all(index, unpack(features)))
         if bar is not None:
             bar.update(len(raw) - before)
-    roots = (
-        root
-        for start in range(0, len(raw), _RESOLVE_CHUNK)
-        for root in index.resolve_many(raw[start : start + _RESOLVE_CHUNK])
-    )
-    return number_components(roots)
+    return final_ids(index, raw)
 
 
 def _features_in_order(dask: Any, texts: Any, options: dict[str, Any]) -> Iterator[Any]:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nshash
-from nshash.batch import number_components
+from nshash.batch import number_components, similar_ids
 
 # A vocabulary of made-up words, large enough that two articles are different
 # texts (verification compares character 5-grams: articles written with a
@@ -160,3 +160,27 @@ def test_import_nshash_stays_light() -> None:
     code = "import sys, nshash; print('pandas' in sys.modules, 'dask' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_documents_are_assigned_as_they_are_read_not_all_keyed_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The batch keeps its index and 8 bytes a page: it must not hold every
+    # page's features at once (4.8 KB a page when it did).
+    docs, _ = make_corpus(3)
+    read: list[int] = []
+    assigned_after: list[int] = []
+    original = nshash.NSHash._assign
+
+    def spy(self: nshash.NSHash, view: object, features: object) -> int:
+        assigned_after.append(len(read))
+        return original(self, view, features)  # type: ignore[arg-type]
+
+    def stream() -> object:
+        for doc in docs:
+            read.append(1)
+            yield doc
+
+    monkeypatch.setattr(nshash.NSHash, "_assign", spy)
+    ids = similar_ids(stream())  # type: ignore[arg-type]
+    assert assigned_after == list(range(1, len(docs) + 1))
+    monkeypatch.undo()
+    assert ids == nshash.similar_ids(docs)
