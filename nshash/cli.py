@@ -143,8 +143,8 @@ def _batch_ids(texts: list[str], options: dict[str, Any], workers: int, progress
 
     if workers > 1:
         print("nshash: note: --workers applies to --online/--name mode only", file=sys.stderr)
-    # The batch reads the documents once, computing their fingerprints (most of its time): count those.
-    docs: Iterable[str] = _progress_bar(texts, "fingerprints") if progress else texts
+    # The batch keys and assigns each document as it reads it: the bar counts them.
+    docs: Iterable[str] = _progress_bar(texts, "doc") if progress else texts
     return [int(sid) for sid in similar_ids(docs, **options)]
 
 
