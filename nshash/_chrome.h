@@ -28,7 +28,8 @@ static Py_ssize_t count_separators(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t co
             line->scan_count = count;
             saved = 1;
         }
-        if (i + 2 < end && Py_UNICODE_ISSPACE(s[i]) && (char_class(s[i + 1]) & C_SEP_SPACED) &&
+        /* The table lookup first: Py_UNICODE_ISSPACE is a function call outside ASCII. */
+        if (i + 2 < end && (char_class(s[i + 1]) & C_SEP_SPACED) && Py_UNICODE_ISSPACE(s[i]) &&
             Py_UNICODE_ISSPACE(s[i + 2])) {
             count++;
             i += 3;
