@@ -102,24 +102,37 @@ def test_batches_are_pipelined(redis_server: RedisServer, prefix: str) -> None:
     with CountingStore(redis_server.url, prefix=prefix) as store:
         store.roundtrips = 0
         store.put_many("fp", [(key, 1) for key in range(1000)])
-        assert store.roundtrips == 2  # learn which keys are new (for the count), then MULTI/EXEC
+        assert store.roundtrips == 1  # one conditional write; the script counts the keys it created
         store.roundtrips = 0
         assert store.get_many("fp", list(range(2000))) == [1] * 1000 + [None] * 1000
         assert store.roundtrips == 1
-    with CountingStore(redis_server.url, prefix=prefix + ":nsh") as store:
+        assert store.count("fp") == 1000
+
+
+def test_a_new_page_costs_one_round_trip(redis_server: RedisServer, prefix: str) -> None:
+    docs, _ = labelled_corpus(20, reprints=(), seed=3)
+    with CountingStore(redis_server.url, prefix=prefix) as store:
         nsh = nshash.NSHash(hashdb=store)
-        doc = labelled_corpus(1, reprints=())[0][0]
+        for doc in docs:  # 20 different articles: every one is a new page
+            store.roundtrips = 0
+            similar_id = nsh.get_similar(doc)
+            assert store.roundtrips == 1  # the guess "nothing found" was right, and wrote the page
+            assert similar_id == store.highest_id()
+        for doc in docs:  # the same pages again
+            store.roundtrips = 0
+            nsh.get_similar(doc)
+            # The wrong guess read the fingerprints under WATCH, then the parents, then an empty MULTI/EXEC
+            assert store.roundtrips == 3
+        store.guess = False
         store.roundtrips = 0
-        nsh.get_similar(doc)
-        # WATCH+read, new id, which sketch entries are new (for the count), MULTI/EXEC
-        assert store.roundtrips == 4
-        store.roundtrips = 0
-        nsh.get_similar(doc)
-        assert store.roundtrips == 3  # WATCH+read, parents, an empty MULTI/EXEC to validate the reads
+        nsh.get_similar(labelled_corpus(1, reprints=(), seed=99)[0][0])
+        assert store.roundtrips == 3  # without guessing: WATCH+read, new id, MULTI/EXEC
+
 
 
 def test_conflicting_transaction_is_retried_and_its_id_never_reused(stores: list[HashDBRedis]) -> None:
     a, b = stores
+    a.guess = False  # the WATCH path (a guess would run increment once more, on nothing found)
     a.put("stat", 1, 0)
     calls: list[int] = []
 
@@ -137,6 +150,29 @@ def test_conflicting_transaction_is_retried_and_its_id_never_reused(stores: list
     assert a.conflicts == 1
     assert b.get("stat", 1) == 101  # the retry saw the other client's write: no lost update
     assert b.allocate_id() == 3
+
+
+def test_a_wrong_guess_is_never_written(stores: list[HashDBRedis]) -> None:
+    a, b = stores
+
+    def cluster_of(key: int) -> Any:
+        def decide(view: Any) -> int:
+            found = view.get("fp", key)
+            if found is not None:
+                return int(found)
+            new_id = int(view.allocate_id())
+            view.put_many("fp", [(key, new_id)])
+            return new_id
+
+        return decide
+
+    assert a.transaction(cluster_of(1)) == 1  # guessed right: absent, counter 0
+    assert b.allocate_id() == 2  # a's idea of the counter is now wrong
+    assert a.transaction(cluster_of(2)) == 3  # not 2, which b holds
+    b.put("fp", 3, 2)
+    assert a.transaction(cluster_of(3)) == 2  # found, though guessed absent: no id taken
+    assert (b.highest_id(), b.get_many("fp", [1, 2, 3]), b.count("fp")) == (3, [1, 3, 2], 3)
+    assert (a.conflicts, b.conflicts) == (0, 0)
 
 
 def test_failed_func_writes_nothing_and_leaves_no_watch(stores: list[HashDBRedis]) -> None:
@@ -159,6 +195,7 @@ def test_failed_func_writes_nothing_and_leaves_no_watch(stores: list[HashDBRedis
 
 def test_a_read_only_transaction_never_sees_a_mix_of_states(stores: list[HashDBRedis]) -> None:
     a, b = stores
+    a.guess = False  # the WATCH path: a guess reads nothing until it commits
     first, second = 1, next(key for key in range(2, 100) if a._keys.locate("fp", key)[0] != a._keys.locate("fp", 1)[0])
     a.put_many("fp", [(first, 1), (second, 1)])
     calls = 0

@@ -41,13 +41,21 @@ from nshash.stores.redis_layout import (
     pow2,
     values_read,
 )
-from nshash.stores.redis_view import RedisView
+from nshash.stores.redis_scripts import SCRIPTS
+from nshash.stores.redis_view import GuessView, RedisView, Seed
 from nshash.stores.view import StoreView
 
 T = TypeVar("T")
 
 # Jitter for retries comes from its own generator so it never disturbs a user's seeded `random`.
 _JITTER = random.Random()
+#: Guesses a transaction makes before reading for real: more than one only when
+#: the keys read were absent and just the id counter moved (other clients took ids).
+_GUESSES = 3
+
+
+class _ScriptsGone(StoreError):
+    """The server forgot the scripts (restarted, or SCRIPT FLUSH): load them and run the attempt again."""
 
 
 class HashDBRedis(HashDB):
@@ -114,6 +122,9 @@ class HashDBRedis(HashDB):
 
     #: A forked child opens its own connection; the index lives in the server.
     fork_safe = True
+    #: Whether a transaction's first attempt guesses that the keys it reads are
+    #: absent (one round trip for a new page); ``False`` reads first, always.
+    guess = True
 
     def __init__(
         self,
@@ -159,11 +170,13 @@ class HashDBRedis(HashDB):
         # Everything but an error reply means the connection can no longer be trusted.
         self._connection_errors = (redis.RedisError, OSError)
         self._response_error: type[Exception] = redis.ResponseError
+        self._noscript_error: type[Exception] = redis.exceptions.NoScriptError
         self._connection: Any = None
         self._pid = os.getpid()
         # Set when the server may still hold WATCHes of a finished transaction;
         # an UNWATCH then rides along with the next command sent.
         self._stale_watch = False
+        self._scripts_loaded = False  # on this connection's server
         self._keys = Keys(prefix, BUCKETS if buckets is None else buckets)
         #: The index's identity token and the highest id this client has seen.
         self._identity: bytes | None = None
@@ -214,17 +227,48 @@ class HashDBRedis(HashDB):
     def transaction(self, func: Callable[[StoreView], T]) -> T:
         """Run ``func(view)`` atomically across all clients of the index.
 
-        ``func`` may run more than once (after another client changed what it
-        read), so it must not have side effects beyond the view.
+        ``func`` may run more than once (on a guess first, then after another
+        client changed what it read), so it must not have side effects beyond
+        the view.  The first run guesses that every key it reads is absent
+        (:class:`~nshash.stores.redis_view.GuessView`): right for a new page,
+        which then costs one round trip; when wrong, the same reply holds the
+        real values and ``func`` runs again on them.
         """
         self._check_open()
         with self._lock:
-            attempt = 0
+            attempt = guesses = 0
+            seed: Seed | None = None
+            guess = self.guess
             while True:
-                view = RedisView(self)
+                if guess:
+                    guesses += 1
+                    first = GuessView(self)
+                    try:
+                        result = func(first)
+                    except Exception:
+                        # Found in a guessed state, maybe not in the real one: decide on real reads.
+                        guess = False
+                        continue
+                    try:
+                        seed = first.commit()
+                    except _ScriptsGone:
+                        continue
+                    if seed is None:
+                        return result
+                    # Only the id counter moved (another client took ids): guess again, with the new counter.
+                    guess = seed.all_absent and guesses < _GUESSES
+                    if guess:
+                        self._stale_watch = True
+                        seed = None
+                        continue
+                view = RedisView(self, seed)
+                seed = None
                 try:
                     result = func(view)
                     committed = view.commit()
+                except _ScriptsGone:
+                    self._stale_watch = self._stale_watch or view.watching
+                    continue
                 except BaseException:
                     self._stale_watch = self._stale_watch or view.watching
                     raise
@@ -239,6 +283,10 @@ class HashDBRedis(HashDB):
                     )
                 # Random backoff so clients that collided do not collide again.
                 time.sleep(_JITTER.uniform(0, min(0.05, 0.0001 * 2**attempt)))
+
+    def _commit_extras(self) -> list[Command]:
+        """Write commands (on one key each) that every commit also runs: none here; a subclass may log commits."""
+        return []
 
     # -- connection ------------------------------------------------------------
     def _open_index(self, buckets: int | None, create: bool) -> int:
@@ -331,16 +379,23 @@ class HashDBRedis(HashDB):
             self._connection = self._pool.make_connection()
             self._pid = os.getpid()
             self._stale_watch = False
+            self._scripts_loaded = False
         return self._connection
 
     def _roundtrip(self, commands: list[Command]) -> list[Any]:
         """Send ``commands`` in one pipeline; return their replies (errors raised after all are read)."""
-        unwatch = False
+        skip = 0
         try:
             conn = self._conn()  # a new connection has no stale WATCH to drop
             unwatch, self._stale_watch = self._stale_watch, False
             if unwatch:
                 commands = [("UNWATCH",), *commands]
+                skip = 1
+            if not self._scripts_loaded and any(command[0] == "EVALSHA" for command in commands):
+                # Loaded in the same round trip as their first use (SCRIPT LOAD is idempotent).
+                commands = [*(("SCRIPT", "LOAD", script) for script in SCRIPTS), *commands]
+                skip += len(SCRIPTS)
+                self._scripts_loaded = True
             conn.send_packed_command(conn.pack_commands(commands))
             replies = []
             for _ in commands:
@@ -359,14 +414,16 @@ class HashDBRedis(HashDB):
             # be taken for the answers to the next commands, so drop the connection.
             self._drop_connection()
             raise
-        if unwatch:
-            replies = replies[1:]
+        replies = replies[skip:]
         self._raise_first_error(replies)
         return replies
 
     def _raise_first_error(self, replies: list[Any]) -> None:
         for reply in replies:
             if isinstance(reply, Exception):
+                if isinstance(reply, self._noscript_error):
+                    self._scripts_loaded = False
+                    raise _ScriptsGone(f"the Redis server at {self._server} forgot nshash's scripts") from reply
                 if "WRONGTYPE" in str(reply):
                     raise StoreCorruptError(
                         f"{self.describe()}: a key under this prefix holds data not written by nshash ({reply})"

@@ -1,36 +1,185 @@
-"""The view a :class:`~nshash.stores.redis.HashDBRedis` transaction runs on: WATCHed reads, one MULTI/EXEC of writes."""
+"""The views a :class:`~nshash.stores.redis.HashDBRedis` transaction runs on.
+
+:class:`GuessView` is a transaction's first attempt: it sends nothing until
+the end, guessing that every key read is absent and that no other client took
+an id since this one last looked, then commits with one conditional write
+that checks the guess.  A new page (nothing found) therefore costs one round
+trip.  When the guess was wrong, the same reply holds the real values, read
+under WATCH, and :class:`RedisView` decides again on them: WATCHed reads and
+one MULTI/EXEC of writes.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nshash.stores.redis_layout import IDENTITY_FIELDS, Command, count_field, decode, hmgets, plan_reads, values_read
+from nshash.errors import StoreError
+from nshash.stores.redis_layout import FORMAT, IDENTITY_FIELDS, Command, Keys, count_field, decode, plan_reads
+from nshash.stores.redis_scripts import Program, read_command
 from nshash.stores.view import ViewBase, check_items, check_keys, check_table
 
 if TYPE_CHECKING:
     from nshash.stores.redis import HashDBRedis
 
 
-class RedisView(ViewBase):
-    """What ``func`` sees inside :meth:`HashDBRedis.transaction`.
+class NotGuessable(StoreError):
+    """A first attempt needed something a guess cannot answer (the metadata); decide on real reads."""
 
-    Reads WATCH the buckets they read (a concurrent change then aborts the
-    commit) and are cached; writes are buffered and sent in one MULTI/EXEC
-    together with the tables' key counts.  Every transaction that read
-    something ends with EXEC, so each one, read-only or not, is serializable.
-    """
+
+@dataclass
+class Seed:
+    """What a wrong guess found: values read atomically under WATCH, for the next attempt."""
+
+    values: dict[tuple[str, int], int | None] = field(default_factory=dict)
+    watched: set[str] = field(default_factory=set)
+
+    @property
+    def all_absent(self) -> bool:
+        """Whether only the id counter was guessed wrong (the keys read are still absent)."""
+        return not any(value is not None for value in self.values.values())
+
+
+def _add_writes(
+    program: Program, keys: Keys, writes: dict[str, dict[int, int | None]], meta: dict[str, str], extras: list[Command]
+) -> None:
+    """The buffered writes as ``APPLY`` operations: one HSET/HDEL per bucket, counts kept by the script."""
+    for table, items in writes.items():
+        buckets: dict[str, list[Any]] = {}
+        gone: dict[str, list[bytes]] = {}
+        for key, value in items.items():
+            bucket, name = keys.locate(table, key)
+            if value is None:
+                gone.setdefault(bucket, []).append(name)
+            else:
+                buckets.setdefault(bucket, []).extend((name, value))
+        count = count_field(table)
+        for bucket, pairs in buckets.items():
+            program.hset(bucket, pairs, count)
+        for bucket, names in gone.items():
+            program.hdel(bucket, names, count)
+    if meta:
+        program.hset(keys.meta, [part for item in meta.items() for part in item])
+    for command in extras:
+        program.command(command)
+
+
+class _Buffer(ViewBase):
+    """Writes buffered until commit, and the checks every view applies."""
 
     def __init__(self, store: HashDBRedis) -> None:
         self._store = store
         self._keys = store._keys
-        self._values: dict[tuple[str, int], int | None] = {}  # what func sees: read or written
-        self._existed: dict[tuple[str, int], bool] = {}  # what the server had, for the counts
+        self._values: dict[tuple[str, int], int | None] = {}  # what func sees: read, guessed or written
         self._writes: dict[str, dict[int, int | None]] = {}  # None: delete
         self._meta_values: dict[str, str | None] = {}
         self._meta_writes: dict[str, str] = {}
+
+    def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
+        check_table(table)
+        writes = self._writes.setdefault(table, {})
+        for key, value in check_items(items):  # a bad key is rejected now, not at commit
+            writes[key] = self._values[table, key] = int(value)
+
+    def delete_many(self, table: str, keys: Sequence[int]) -> None:
+        check_table(table)
+        check_keys(keys)
+        writes = self._writes.setdefault(table, {})
+        for key in keys:
+            writes[key] = self._values[table, key] = None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._meta_writes[key] = self._meta_values[key] = value
+
+    def count(self, table: str) -> int:
+        """Keys in ``table`` as committed (like LevelDB's view, pending writes are not counted)."""
+        return self._store.count(table)
+
+    def _program(self) -> Program:
+        program = Program(self._keys.store)
+        _add_writes(program, self._keys, self._writes, self._meta_writes, self._store._commit_extras())
+        return program
+
+
+class GuessView(_Buffer):
+    """A first attempt on a guess: every key read is absent, and the id counter is where this client saw it."""
+
+    def __init__(self, store: HashDBRedis) -> None:
+        super().__init__(store)
+        self._reads: dict[str, list[tuple[str, int, bytes]]] = {}  # bucket -> what was guessed absent there
+        self._counter = store._high_water
+        self._ids = 0
+
+    def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
+        check_table(table)
+        check_keys(keys)
+        values = self._values
+        for key in keys:
+            if (table, key) not in values:
+                values[table, key] = None
+                bucket, name = self._keys.locate(table, key)
+                self._reads.setdefault(bucket, []).append((table, key, name))
+        return [values[table, key] for key in keys]
+
+    def get_meta(self, key: str) -> str | None:
+        raise NotGuessable("metadata is read on real values")
+
+    def allocate_id(self) -> int:
+        self._ids += 1
+        return self._counter + self._ids
+
+    def commit(self) -> Seed | None:
+        """Write if the guess holds (``None``); else the values found instead, read under WATCH."""
+        store = self._store
+        program = Program(self._keys.store)
+        expected = [FORMAT, store._identity, str(self._counter) if self._counter else "", ""]
+        program.check(self._keys.store, list(IDENTITY_FIELDS), expected)
+        for bucket, reads in self._reads.items():
+            program.check(bucket, [name for _, _, name in reads], [""] * len(reads))
+        if self._ids:
+            program.hset(self._keys.store, ["next_id", str(self._counter + self._ids)])
+        _add_writes(program, self._keys, self._writes, self._meta_writes, store._commit_extras())
+        if not self._reads and program.empty:
+            return None
+        watch: list[Command] = [("WATCH", *self._reads)] if self._reads else []
+        try:
+            reply = store._roundtrip([*watch, program.call()])[-1]
+            if reply[0] == 1:
+                if self._ids:
+                    store._check_new_id(self._counter + self._ids)
+                store._stale_watch = store._stale_watch or bool(watch)
+                return None
+            found = reply[1]
+            store._check_identity(found[0])
+        except BaseException:
+            store._stale_watch = store._stale_watch or bool(watch)
+            raise
+        seed = Seed(watched=set(self._reads))
+        for reads, raw_values in zip(self._reads.values(), found[1:]):
+            for (table, key, _), raw in zip(reads, raw_values):
+                seed.values[table, key] = decode(raw)
+        return seed
+
+
+class RedisView(_Buffer):
+    """What ``func`` sees inside :meth:`HashDBRedis.transaction` once a guess failed.
+
+    Reads WATCH the buckets they read (a concurrent change then aborts the
+    commit) and are cached; writes are buffered and sent in one MULTI/EXEC.
+    Every transaction that read something ends with EXEC, so each one,
+    read-only or not, is serializable.  ``seed``: values a failed guess read
+    under WATCH.
+    """
+
+    def __init__(self, store: HashDBRedis, seed: Seed | None = None) -> None:
+        super().__init__(store)
         self._watched: set[str] = set()
         self._checked = False
+        if seed is not None:
+            self._values.update(seed.values)
+            self._watched |= seed.watched
+            self._checked = True  # the guess's reply was checked
 
     @property
     def watching(self) -> bool:
@@ -58,29 +207,20 @@ class RedisView(ViewBase):
     def _fetch(self, table: str, keys: Iterable[int]) -> None:
         plan = plan_reads(self._keys, table, keys)
         watch = self._watch(plan)
-        replies = self._call([*watch, *hmgets(plan)])[len(watch) :]
-        for key, raw in values_read(plan, replies):
-            self._existed[table, key] = raw is not None
-            self._values.setdefault((table, key), decode(raw))
+        if len(plan) == 1:
+            bucket, fields = next(iter(plan.items()))
+            replies = self._call([*watch, ("HMGET", bucket, *(name for _, name in fields))])[-1:]
+        else:  # one command for many buckets: packing and parsing cost per command
+            replies = self._call([*watch, read_command(plan)])[-1]
+        for fields, raw_values in zip(plan.values(), replies):
+            for (key, _), raw in zip(fields, raw_values):
+                self._values.setdefault((table, key), decode(raw))
 
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         missing = [key for key in dict.fromkeys(keys) if (table, key) not in self._values]
         if missing:
             self._fetch(table, missing)
         return [self._values[table, key] for key in keys]
-
-    def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
-        check_table(table)
-        writes = self._writes.setdefault(table, {})
-        for key, value in check_items(items):  # a bad key is rejected now, not at commit
-            writes[key] = self._values[table, key] = int(value)
-
-    def delete_many(self, table: str, keys: Sequence[int]) -> None:
-        check_table(table)
-        check_keys(keys)
-        writes = self._writes.setdefault(table, {})
-        for key in keys:
-            writes[key] = self._values[table, key] = None
 
     def get_meta(self, key: str) -> str | None:
         if key not in self._meta_values:
@@ -89,9 +229,6 @@ class RedisView(ViewBase):
             self._meta_values[key] = None if raw is None else raw.decode()
         return self._meta_values[key]
 
-    def set_meta(self, key: str, value: str) -> None:
-        self._meta_writes[key] = self._meta_values[key] = value
-
     def allocate_id(self) -> int:
         # Not watched and not part of the MULTI: HINCRBY is atomic by itself,
         # and an id taken by an attempt that is retried is simply never used.
@@ -99,45 +236,18 @@ class RedisView(ViewBase):
         self._store._check_new_id(new_id)
         return new_id
 
-    def count(self, table: str) -> int:
-        """Keys in ``table`` as committed (like LevelDB's view, pending writes are not counted)."""
-        return self._store.count(table)
-
     def commit(self) -> bool:
         """Send the buffered writes in one MULTI/EXEC; ``False`` if a watched key changed."""
-        for table, writes in self._writes.items():
-            # Blind writes (keys func never read): learn whether they are new, under WATCH.
-            unknown = [key for key in writes if (table, key) not in self._existed]
-            if unknown:
-                self._fetch(table, unknown)
-        commands: list[Command] = []
-        for table, writes in self._writes.items():
-            buckets: dict[str, list[Any]] = {}
-            gone: dict[str, list[bytes]] = {}
-            for key, value in writes.items():
-                bucket, field = self._keys.locate(table, key)
-                if value is None:
-                    gone.setdefault(bucket, []).append(field)
-                else:
-                    buckets.setdefault(bucket, []).extend((field, value))
-            commands.extend(("HSET", bucket, *pairs) for bucket, pairs in buckets.items())
-            commands.extend(("HDEL", bucket, *fields) for bucket, fields in gone.items())
-            existed = self._existed
-            added = sum(value is not None and not existed[table, key] for key, value in writes.items())
-            removed = sum(value is None and existed[table, key] for key, value in writes.items())
-            change = added - removed
-            if change:
-                commands.append(("HINCRBY", self._keys.store, count_field(table), change))
-        if self._meta_writes:
-            meta_pairs = [part for item in self._meta_writes.items() for part in item]
-            commands.append(("HSET", self._keys.meta, *meta_pairs))
-        if not commands and not self.watching:
+        program = self._program()
+        if program.empty and not self.watching:
             return True
         # Also when there is nothing to write: an empty MULTI/EXEC checks that
         # no watched key changed between the reads, so what func saw (and
         # returns) was one consistent state, not a mix of before and after
-        # another client's commit.
-        result = self._call([("MULTI",), *commands, ("EXEC",)])[-1]
+        # another client's commit.  The writes go through APPLY, which counts
+        # the keys HSET really created (no read of blind writes beforehand).
+        writes = [] if program.empty else [program.call()]
+        result = self._call([("MULTI",), *writes, ("EXEC",)])[-1]
         if result is None:
             return False
         self._store._raise_first_error(result)
