@@ -129,7 +129,6 @@ def test_a_new_page_costs_one_round_trip(redis_server: RedisServer, prefix: str)
         assert store.roundtrips == 3  # without guessing: WATCH+read, new id, MULTI/EXEC
 
 
-
 def test_conflicting_transaction_is_retried_and_its_id_never_reused(stores: list[HashDBRedis]) -> None:
     a, b = stores
     a.guess = False  # the WATCH path (a guess would run increment once more, on nothing found)
