@@ -95,7 +95,27 @@ def test_key_layout_and_counts(stores: list[HashDBRedis], prefix: str, server: r
     assert all(len(field) == 8 for key in fp_keys[:5] for field in server.hkeys(key))
     # The kept counts agree with what is really there.
     assert (a.count("fp"), b.count("parent"), a.count("stat")) == (1500, 1, 0)
-    assert server.hget(f"{tag}:store", "format") == b"nshash.redis/1"
+    assert server.hget(f"{tag}:store", "format") == b"nshash.redis/2"
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_clusters_members_share_a_bucket_from_format_2(
+    redis_server: RedisServer, prefix: str, server: redis.Redis, version: int
+) -> None:
+    tag = "{" + prefix + "}"
+    if version == 1:  # an index made by an earlier release: it keeps its layout
+        server.hset(f"{tag}:store", mapping={"format": "nshash.redis/1", "buckets": BUCKETS, "identity": "ab"})
+    docs, _ = labelled_corpus(10, seed=5)
+    serial = nshash.NSHash()
+    with nshash.NSHash(hashdb=HashDBRedis(redis_server.url, prefix=prefix)) as nsh:
+        assert [nsh.get_similar(doc) for doc in docs] == [serial.get_similar(doc) for doc in docs]
+        assert nsh.stats()["fingerprints"] == serial.stats()["fingerprints"]
+    buckets = [key for key in server.scan_iter(match=f"{tag}:sketch:*")]
+    entries = sum(server.hlen(key) for key in buckets)
+    assert entries == serial.store.count("sketch")
+    # 10 clusters of up to 3 stored members each: ~10 buckets, or one per entry before.
+    assert len(buckets) <= 10 if version == 2 else len(buckets) > entries * 0.9
+    assert server.hget(f"{tag}:store", "format") == f"nshash.redis/{version}".encode()
 
 
 def test_batches_are_pipelined(redis_server: RedisServer, prefix: str) -> None:

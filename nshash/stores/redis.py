@@ -30,6 +30,7 @@ from nshash.stores.base import HashDB
 from nshash.stores.redis_layout import (
     BUCKETS,
     FORMAT,
+    FORMATS,
     MEMORY_USAGE,
     Command,
     Keys,
@@ -37,6 +38,7 @@ from nshash.stores.redis_layout import (
     decode,
     hmgets,
     int_or_zero,
+    pack,
     plan_reads,
     pow2,
     values_read,
@@ -182,7 +184,7 @@ class HashDBRedis(HashDB):
         self._identity: bytes | None = None
         self._high_water = 0
         try:
-            self._keys = Keys(prefix, self._open_index(buckets, bool(create)))
+            self._keys = Keys(prefix, *self._open_index(buckets, bool(create)))
         except BaseException:
             self._release()
             raise
@@ -289,8 +291,8 @@ class HashDBRedis(HashDB):
         return []
 
     # -- connection ------------------------------------------------------------
-    def _open_index(self, buckets: int | None, create: bool) -> int:
-        """Check (or create) the index's format marker and identity; return its bucket count."""
+    def _open_index(self, buckets: int | None, create: bool) -> tuple[int, bytes]:
+        """Check (or create) the index's format marker and identity; return its bucket count and format."""
         keys = self._keys
         fields = ("format", "buckets", "identity", "next_id", "lost")
         with self._lock:
@@ -317,7 +319,7 @@ class HashDBRedis(HashDB):
                         ("HMGET", keys.store, *fields),
                     ]
                 )[-1]
-        if found[0] != FORMAT:
+        if found[0] not in FORMATS:
             raise StoreCorruptError(f"{self.describe()}: keys under this prefix have format {found[0]!r}, not ours")
         try:
             stored = int(found[1])
@@ -336,14 +338,14 @@ class HashDBRedis(HashDB):
                 )[-1]
         self._identity = found[2]
         self._high_water = int_or_zero(found[3])
-        return stored
+        return stored, found[0]
 
     def _check_identity(self, found: list[Any]) -> None:
         """Refuse an index that is gone, another one, or older than this client has seen."""
         format_, identity, next_id, lost = found
         if lost is not None:
             self._raise_lost(lost.decode(errors="replace"), mark=False)
-        if format_ != FORMAT:
+        if format_ != self._keys.format:
             self._raise_lost(
                 "the index is gone from the server (restarted without persistence, flushed or its keys deleted)"
             )
@@ -396,7 +398,7 @@ class HashDBRedis(HashDB):
                 commands = [*(("SCRIPT", "LOAD", script) for script in SCRIPTS), *commands]
                 skip += len(SCRIPTS)
                 self._scripts_loaded = True
-            conn.send_packed_command(conn.pack_commands(commands))
+            conn.send_packed_command([pack(commands)])
             replies = []
             for _ in commands:
                 try:

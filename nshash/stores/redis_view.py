@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nshash.errors import StoreError
-from nshash.stores.redis_layout import FORMAT, IDENTITY_FIELDS, Command, Keys, count_field, decode, plan_reads
+from nshash.stores.redis_layout import IDENTITY_FIELDS, Command, Keys, count_field, decode, plan_reads
 from nshash.stores.redis_scripts import Program, read_command
 from nshash.stores.view import ViewBase, check_items, check_keys, check_table
 
@@ -133,7 +133,7 @@ class GuessView(_Buffer):
         """Write if the guess holds (``None``); else the values found instead, read under WATCH."""
         store = self._store
         program = Program(self._keys.store)
-        expected = [FORMAT, store._identity, str(self._counter) if self._counter else "", ""]
+        expected = [self._keys.format, store._identity, str(self._counter) if self._counter else "", ""]
         program.check(self._keys.store, list(IDENTITY_FIELDS), expected)
         for bucket, reads in self._reads.items():
             program.check(bucket, [name for _, _, name in reads], [""] * len(reads))
