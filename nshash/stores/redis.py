@@ -241,6 +241,7 @@ class HashDBRedis(HashDB):
             attempt = guesses = 0
             seed: Seed | None = None
             guess = self.guess
+            predict = True
             while True:
                 if guess:
                     guesses += 1
@@ -263,7 +264,7 @@ class HashDBRedis(HashDB):
                         self._stale_watch = True
                         seed = None
                         continue
-                view = RedisView(self, seed)
+                view = RedisView(self, seed, predict=predict)
                 seed = None
                 try:
                     result = func(view)
@@ -276,6 +277,8 @@ class HashDBRedis(HashDB):
                     raise
                 if committed:
                     return result
+                # Ids taken from the counter again collide again under contention: reserve them (HINCRBY).
+                predict = predict and not view.id_conflict
                 self.conflicts += 1
                 attempt += 1
                 if attempt > self.max_conflicts:

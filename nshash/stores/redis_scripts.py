@@ -26,41 +26,95 @@ from typing import Any
 
 from nshash.stores.redis_layout import Command
 
-READ = """
-local out, at = {}, #KEYS + 1
-for i = 1, #KEYS do
-  local count = tonumber(ARGV[i])
-  out[i] = redis.call('HMGET', KEYS[i], unpack(ARGV, at, at + count - 1))
-  at = at + count
+# Fields of the tables are 8 bytes each (redis_layout): they travel concatenated,
+# one argument per bucket, and values travel joined by newlines ("" = absent),
+# so a read of 400 fields is a handful of arguments and one string to split.
+_SPLIT = """
+local function fields(blob)
+  local out = {}
+  for i = 1, #blob, 8 do out[#out + 1] = string.sub(blob, i, i + 7) end
+  return out
 end
-return out
+local function lines(text)
+  local out, from = {}, 1
+  while true do
+    local to = string.find(text, '\\n', from, true)
+    if not to then out[#out + 1] = string.sub(text, from); return out end
+    out[#out + 1] = string.sub(text, from, to - 1)
+    from = to + 1
+  end
+end
+-- In slices: unpack() takes a few thousand values at most.
+local function hmget(key, names)
+  local out = {}
+  for i = 1, #names, 1000 do
+    local part = redis.call('HMGET', key, unpack(names, i, math.min(i + 999, #names)))
+    for j = 1, #part do out[#out + 1] = part[j] end
+  end
+  return out
+end
 """
 
-APPLY = """
-local at, last, failed, checked = 1, #ARGV, false, {}
-while at <= last and ARGV[at] == 'C' do
-  local count = tonumber(ARGV[at + 2])
-  local fields = {}
-  for i = 1, count do fields[i] = ARGV[at + 1 + 2 * i] end
-  local values = redis.call('HMGET', KEYS[tonumber(ARGV[at + 1])], unpack(fields))
-  for i = 1, count do
-    if (values[i] or '') ~= ARGV[at + 2 + 2 * i] then failed = true end
-  end
-  checked[#checked + 1] = values
-  at = at + 3 + 2 * count
+READ = (
+    _SPLIT
+    + """
+local out = {}
+for i = 1, #KEYS do
+  local values = hmget(KEYS[i], fields(ARGV[i]))
+  for j = 1, #values do out[#out + 1] = values[j] or '' end
 end
-if failed then return {0, checked} end
+return table.concat(out, '\\n')
+"""
+)
+
+APPLY = (
+    _SPLIT
+    + """
+local at, last, failed, named, keyed = 1, #ARGV, false, {}, {}
+while at <= last and (ARGV[at] == 'N' or ARGV[at] == 'C') do
+  local key = KEYS[tonumber(ARGV[at + 1])]
+  if ARGV[at] == 'N' then
+    local count = tonumber(ARGV[at + 2])
+    local names = {}
+    for i = 1, count do names[i] = ARGV[at + 1 + 2 * i] end
+    local values = redis.call('HMGET', key, unpack(names))
+    for i = 1, count do
+      if (values[i] or '') ~= ARGV[at + 2 + 2 * i] then failed = true end
+      named[#named + 1] = values[i]
+    end
+    at = at + 3 + 2 * count
+  else
+    local values = hmget(key, fields(ARGV[at + 2]))
+    local expected = lines(ARGV[at + 3])
+    for i = 1, #values do
+      local value = values[i] or ''
+      if value ~= expected[i] then failed = true end
+      keyed[#keyed + 1] = value
+    end
+    at = at + 4
+  end
+end
+if failed then return {0, named, table.concat(keyed, '\\n')} end
 local order, counts = {}, {}
 while at <= last do
-  local op, key, count, name = ARGV[at], KEYS[tonumber(ARGV[at + 1])], tonumber(ARGV[at + 2]), ARGV[at + 3]
+  local op, key, name = ARGV[at], KEYS[tonumber(ARGV[at + 1])], ARGV[at + 2]
   local change = 0
   if op == 'S' then
-    change = redis.call('HSET', key, unpack(ARGV, at + 4, at + 3 + 2 * count))
-    at = at + 4 + 2 * count
+    local names, values = fields(ARGV[at + 3]), lines(ARGV[at + 4])
+    for i = 1, #names, 500 do
+      local items = {}
+      for j = i, math.min(i + 499, #names) do items[#items + 1] = names[j]; items[#items + 1] = values[j] end
+      change = change + redis.call('HSET', key, unpack(items))
+    end
+    at = at + 5
   elseif op == 'D' then
-    change = -redis.call('HDEL', key, unpack(ARGV, at + 4, at + 3 + count))
-    at = at + 4 + count
+    local names = fields(ARGV[at + 3])
+    for i = 1, #names, 1000 do
+      change = change - redis.call('HDEL', key, unpack(names, i, math.min(i + 999, #names)))
+    end
+    at = at + 4
   else
+    local count = tonumber(ARGV[at + 3])
     redis.call(name, key, unpack(ARGV, at + 4, at + 3 + count))
     name = ''
     at = at + 4 + count
@@ -75,6 +129,7 @@ for _, name in ipairs(order) do
 end
 return {1}
 """
+)
 
 SCRIPTS = (READ, APPLY)
 READ_SHA = hashlib.sha1(READ.encode()).hexdigest()
@@ -97,24 +152,28 @@ class Program:
             index = self._index[key] = len(self.keys)
         return index
 
-    def check(self, key: str, fields: list[Any], expected: list[Any]) -> None:
-        """Write only if ``fields`` of ``key`` hold ``expected`` (``b""`` or ``""``: absent)."""
-        self.checks += ["C", self._key(key), len(fields)]
-        for field, value in zip(fields, expected):
-            self.checks += [field, value]
+    def check_named(self, key: str, names: list[str], expected: list[Any]) -> None:
+        """Write only if the fields ``names`` of ``key`` hold ``expected`` (``""``: absent)."""
+        self.checks += ["N", self._key(key), len(names)]
+        for name, value in zip(names, expected):
+            self.checks += [name, value]
 
-    def hset(self, key: str, pairs: list[Any], count: str = "") -> None:
-        """HSET ``pairs`` (field, value, field, value, ...), adding the fields created to ``count``."""
-        self.writes += ["S", self._key(key), len(pairs) // 2, count, *pairs]
+    def check(self, key: str, fields: list[bytes], expected: list[int | None]) -> None:
+        """Write only if the 8-byte ``fields`` of ``key`` hold ``expected`` (``None``: absent)."""
+        self.checks += ["C", self._key(key), b"".join(fields), _lines(expected)]
 
-    def hdel(self, key: str, fields: list[Any], count: str = "") -> None:
-        """HDEL ``fields``, taking the fields removed from ``count``."""
-        self.writes += ["D", self._key(key), len(fields), count, *fields]
+    def hset(self, key: str, fields: list[bytes], values: list[int], count: str) -> None:
+        """HSET the 8-byte ``fields`` to ``values``, adding the fields created to ``count``."""
+        self.writes += ["S", self._key(key), count, b"".join(fields), _lines(values)]
+
+    def hdel(self, key: str, fields: list[bytes], count: str) -> None:
+        """HDEL the 8-byte ``fields``, taking the fields removed from ``count``."""
+        self.writes += ["D", self._key(key), count, b"".join(fields)]
 
     def command(self, command: Command) -> None:
         """Run ``(NAME, key, *args)`` as well (a write on one key)."""
         name, key, *args = command
-        self.writes += ["R", self._key(key), len(args), name, *args]
+        self.writes += ["R", self._key(key), name, len(args), *args]
 
     @property
     def empty(self) -> bool:
@@ -124,8 +183,16 @@ class Program:
         return ("EVALSHA", APPLY_SHA, len(self.keys), *self.keys, *self.checks, *self.writes)
 
 
+def _lines(values: list[int | None] | list[int]) -> str:
+    return "\n".join("" if value is None else str(value) for value in values)
+
+
 def read_command(plan: dict[str, list[tuple[int, bytes]]]) -> Command:
     """One ``READ`` of every bucket of ``plan`` (see :func:`~nshash.stores.redis_layout.plan_reads`)."""
-    sizes = [len(fields) for fields in plan.values()]
-    fields = [field for group in plan.values() for _, field in group]
-    return ("EVALSHA", READ_SHA, len(plan), *plan, *sizes, *fields)
+    blobs = [b"".join(field for _, field in group) for group in plan.values()]
+    return ("EVALSHA", READ_SHA, len(plan), *plan, *blobs)
+
+
+def read_values(reply: bytes) -> list[int | None]:
+    """The values a ``READ`` (or a failed ``APPLY``'s keyed checks) found, in the order asked."""
+    return [int(raw) if raw else None for raw in reply.split(b"\n")]

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nshash.errors import StoreError
-from nshash.stores.redis_layout import IDENTITY_FIELDS, Command, Keys, count_field, decode, plan_reads
-from nshash.stores.redis_scripts import Program, read_command
+from nshash.stores.redis_layout import IDENTITY_FIELDS, Command, Keys, count_field, plan_reads
+from nshash.stores.redis_scripts import Program, read_command, read_values
 from nshash.stores.view import ViewBase, check_items, check_keys, check_table
 
 if TYPE_CHECKING:
@@ -46,21 +46,23 @@ def _add_writes(
 ) -> None:
     """The buffered writes as ``APPLY`` operations: one HSET/HDEL per bucket, counts kept by the script."""
     for table, items in writes.items():
-        buckets: dict[str, list[Any]] = {}
+        buckets: dict[str, tuple[list[bytes], list[int]]] = {}
         gone: dict[str, list[bytes]] = {}
         for key, value in items.items():
             bucket, name = keys.locate(table, key)
             if value is None:
                 gone.setdefault(bucket, []).append(name)
             else:
-                buckets.setdefault(bucket, []).extend((name, value))
+                names, values = buckets.setdefault(bucket, ([], []))
+                names.append(name)
+                values.append(value)
         count = count_field(table)
-        for bucket, pairs in buckets.items():
-            program.hset(bucket, pairs, count)
+        for bucket, (names, values) in buckets.items():
+            program.hset(bucket, names, values, count)
         for bucket, names in gone.items():
             program.hdel(bucket, names, count)
     if meta:
-        program.hset(keys.meta, [part for item in meta.items() for part in item])
+        program.command(("HSET", keys.meta, *(part for item in meta.items() for part in item)))
     for command in extras:
         program.command(command)
 
@@ -134,11 +136,11 @@ class GuessView(_Buffer):
         store = self._store
         program = Program(self._keys.store)
         expected = [self._keys.format, store._identity, str(self._counter) if self._counter else "", ""]
-        program.check(self._keys.store, list(IDENTITY_FIELDS), expected)
+        program.check_named(self._keys.store, list(IDENTITY_FIELDS), expected)
         for bucket, reads in self._reads.items():
-            program.check(bucket, [name for _, _, name in reads], [""] * len(reads))
+            program.check(bucket, [name for _, _, name in reads], [None] * len(reads))
         if self._ids:
-            program.hset(self._keys.store, ["next_id", str(self._counter + self._ids)])
+            program.command(("HSET", self._keys.store, "next_id", self._counter + self._ids))
         _add_writes(program, self._keys, self._writes, self._meta_writes, store._commit_extras())
         if not self._reads and program.empty:
             return None
@@ -150,15 +152,14 @@ class GuessView(_Buffer):
                     store._check_new_id(self._counter + self._ids)
                 store._stale_watch = store._stale_watch or bool(watch)
                 return None
-            found = reply[1]
-            store._check_identity(found[0])
+            store._check_identity(reply[1])
         except BaseException:
             store._stale_watch = store._stale_watch or bool(watch)
             raise
         seed = Seed(watched=set(self._reads))
-        for reads, raw_values in zip(self._reads.values(), found[1:]):
-            for (table, key, _), raw in zip(reads, raw_values):
-                seed.values[table, key] = decode(raw)
+        guessed = (read for group in self._reads.values() for read in group)
+        for (table, key, _), value in zip(guessed, read_values(reply[2])):
+            seed.values[table, key] = value
         return seed
 
 
@@ -172,14 +173,22 @@ class RedisView(_Buffer):
     under WATCH.
     """
 
-    def __init__(self, store: HashDBRedis, seed: Seed | None = None) -> None:
+    def __init__(self, store: HashDBRedis, seed: Seed | None = None, *, predict: bool = True) -> None:
         super().__init__(store)
         self._watched: set[str] = set()
         self._checked = False
+        # The id counter as read with the identity: new ids are taken from it
+        # in the commit, which checks it did not move (no round trip of their own).
+        self._counter: int | None = None
+        self._predict = predict
+        self._ids = 0
+        #: Whether the commit failed because another client took ids meanwhile.
+        self.id_conflict = False
         if seed is not None:
             self._values.update(seed.values)
             self._watched |= seed.watched
             self._checked = True  # the guess's reply was checked
+            self._counter = store._high_water
 
     @property
     def watching(self) -> bool:
@@ -196,6 +205,7 @@ class RedisView(_Buffer):
         if not self._checked:
             self._checked = True
             self._store._check_identity(replies[0])
+            self._counter = self._store._high_water
             replies = replies[1:]
         return replies
 
@@ -207,14 +217,12 @@ class RedisView(_Buffer):
     def _fetch(self, table: str, keys: Iterable[int]) -> None:
         plan = plan_reads(self._keys, table, keys)
         watch = self._watch(plan)
-        if len(plan) == 1:
-            bucket, fields = next(iter(plan.items()))
-            replies = self._call([*watch, ("HMGET", bucket, *(name for _, name in fields))])[-1:]
-        else:  # one command for many buckets: packing and parsing cost per command
-            replies = self._call([*watch, read_command(plan)])[-1]
-        for fields, raw_values in zip(plan.values(), replies):
-            for (key, _), raw in zip(fields, raw_values):
-                self._values.setdefault((table, key), decode(raw))
+        # One command and one string back, however many buckets and fields:
+        # redis-py's cost is per argument and per reply element.
+        values = read_values(self._call([*watch, read_command(plan)])[-1])
+        read = (key for group in plan.values() for key, _ in group)
+        for key, value in zip(read, values):
+            self._values.setdefault((table, key), value)
 
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         missing = [key for key in dict.fromkeys(keys) if (table, key) not in self._values]
@@ -230,6 +238,9 @@ class RedisView(_Buffer):
         return self._meta_values[key]
 
     def allocate_id(self) -> int:
+        if self._predict and self._counter is not None:
+            self._ids += 1
+            return self._counter + self._ids
         # Not watched and not part of the MULTI: HINCRBY is atomic by itself,
         # and an id taken by an attempt that is retried is simply never used.
         new_id = int(self._call([("HINCRBY", self._keys.store, "next_id", 1)])[0])
@@ -239,6 +250,10 @@ class RedisView(_Buffer):
     def commit(self) -> bool:
         """Send the buffered writes in one MULTI/EXEC; ``False`` if a watched key changed."""
         program = self._program()
+        if self._ids and self._counter is not None:
+            counter = str(self._counter) if self._counter else ""
+            program.check_named(self._keys.store, ["next_id"], [counter])
+            program.command(("HSET", self._keys.store, "next_id", self._counter + self._ids))
         if program.empty and not self.watching:
             return True
         # Also when there is nothing to write: an empty MULTI/EXEC checks that
@@ -251,4 +266,9 @@ class RedisView(_Buffer):
         if result is None:
             return False
         self._store._raise_first_error(result)
+        if writes and result[0][0] == 0:
+            self.id_conflict = True
+            return False
+        if self._ids and self._counter is not None:
+            self._store._check_new_id(self._counter + self._ids)
         return True
