@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 import redis  # noqa: E402
 
 import nshash  # noqa: E402
+from nshash.stores.redis import HashDBRedis  # noqa: E402
 from tests.fleet import LoggedStore, RedisServer, adjusted_rand_index, commit_order, labelled_corpus  # noqa: E402
 
 CONTEXT = multiprocessing.get_context("fork")
@@ -153,6 +155,69 @@ def memory_baseline(docs: list[str]) -> float:
     return len(docs) / (time.perf_counter() - start)
 
 
+class CountingStore(HashDBRedis):
+    """The real store, counting round trips and the commands sent in them."""
+
+    roundtrips = 0
+    commands = 0
+
+    def _roundtrip(self, commands: list[Any]) -> list[Any]:
+        self.roundtrips += 1
+        self.commands += len(commands)
+        return super()._roundtrip(commands)
+
+
+def per_page_costs(url: str, docs: list[str], guess: bool) -> dict[str, Any]:
+    """One client into a fresh index: round trips, commands and CPU (client and server) per page."""
+    admin = redis.Redis.from_url(url)
+
+    def server_cpu() -> float:
+        info = admin.info("cpu")
+        return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+    prefix = f"bench:{uuid.uuid4().hex[:12]}"
+    store = CountingStore(url, prefix=prefix)
+    store.guess = guess
+    nsh = nshash.NSHash(hashdb=store)
+    pages: Counter[int] = Counter()
+    store.roundtrips = store.commands = 0
+    server_before, cpu_before, start = server_cpu(), time.process_time(), time.perf_counter()
+    for doc in docs:
+        before = store.roundtrips
+        nsh.get_similar(doc)
+        pages[store.roundtrips - before] += 1
+    elapsed, cpu, server = time.perf_counter() - start, time.process_time() - cpu_before, server_cpu() - server_before
+    roundtrips, commands = store.roundtrips, store.commands
+    nsh.close()
+    for key in admin.scan_iter(match="{" + prefix + "}:*", count=1000):
+        admin.unlink(key)
+    admin.close()
+    return {
+        "guess": guess,
+        "docs_per_s": len(docs) / elapsed,
+        "roundtrips": roundtrips / len(docs),
+        "commands": commands / len(docs),
+        "client_us": cpu / len(docs) * 1e6,
+        "server_us": server / len(docs) * 1e6,
+        "pages": ", ".join(f"{count}: {share / len(docs):.0%}" for count, share in sorted(pages.items())),
+    }
+
+
+def costs_table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| one client | docs/s | round trips/page | commands/page | client CPU µs/page | server CPU µs/page "
+        "| pages by round trips |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for row in rows:
+        mode = "guess first (default)" if row["guess"] else "read first (`store.guess = False`)"
+        lines.append(
+            f"| {mode} | {row['docs_per_s']:.0f} | {row['roundtrips']:.2f} | {row['commands']:.1f} | "
+            f"{row['client_us']:.0f} | {row['server_us']:.0f} | {row['pages']} |"
+        )
+    return lines
+
+
 def bytes_per_fingerprint(url: str, docs: list[str]) -> float:
     """Growth of the server's used_memory per stored fingerprint, one client."""
     client = redis.Redis.from_url(url)
@@ -233,6 +298,7 @@ def main() -> None:
             rows = measure(server.url, docs, args.clients, args.repeat)
             memory = memory_baseline(docs)
             per_fp = bytes_per_fingerprint(server.url, docs)
+            costs = [per_page_costs(server.url, docs, guess) for guess in (True, False)]
             report += [f"## {name}: {len(docs)} documents, {rows[0]['fingerprints']} fingerprints stored", ""]
             report += table(rows)
             report += [
@@ -240,8 +306,10 @@ def main() -> None:
                 f"For scale: the in-process memory store, one process: {memory:.0f} docs/s. "
                 f"Redis memory per stored fingerprint (all tables, used_memory growth): {per_fp:.0f} bytes.",
                 "",
+                *costs_table(costs),
+                "",
             ]
-            print("\n".join(table(rows)), flush=True)
+            print("\n".join(table(rows) + costs_table(costs)), flush=True)
     report.append(f"Load average when done: {os.getloadavg()[0]:.1f}.")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "redis_concurrency.md").write_text("\n".join(report), encoding="utf-8")
