@@ -131,22 +131,48 @@ def test_batches_are_pipelined(redis_server: RedisServer, prefix: str) -> None:
 
 def test_a_new_page_costs_one_round_trip(redis_server: RedisServer, prefix: str) -> None:
     docs, _ = labelled_corpus(20, reprints=(), seed=3)
-    with CountingStore(redis_server.url, prefix=prefix) as store:
+    url = redis_server.url
+    with CountingStore(url, prefix=prefix) as store, CountingStore(url, prefix=prefix) as other:
         nsh = nshash.NSHash(hashdb=store)
         for doc in docs:  # 20 different articles: every one is a new page
             store.roundtrips = 0
             similar_id = nsh.get_similar(doc)
             assert store.roundtrips == 1  # the guess "nothing found" was right, and wrote the page
             assert similar_id == store.highest_id()
-        for doc in docs:  # the same pages again
+        for doc in docs:  # the same pages again: the client remembers what it wrote
             store.roundtrips = 0
             nsh.get_similar(doc)
+            assert store.roundtrips == 1
+        again = nshash.NSHash(hashdb=other)
+        for doc in docs:  # ... which another client does not
+            other.roundtrips = 0
+            again.get_similar(doc)
             # The wrong guess read the fingerprints under WATCH, then the parents, then an empty MULTI/EXEC
-            assert store.roundtrips == 3
+            assert other.roundtrips == 3
         store.guess = False
         store.roundtrips = 0
         nsh.get_similar(labelled_corpus(1, reprints=(), seed=99)[0][0])
         assert store.roundtrips == 2  # without guessing: WATCH+read, MULTI/EXEC taking the id from the counter read
+
+
+def test_a_client_guesses_on_what_it_last_saw(stores: list[HashDBRedis]) -> None:
+    a, b = stores
+    a.remember = 4
+    a.put_many("fp", [(key, key) for key in range(1, 7)])
+    assert len(a._known) <= 4  # the oldest forgotten
+    runs = 0
+
+    def read(view: Any) -> list[int | None]:
+        nonlocal runs
+        runs += 1
+        return list(view.get_many("fp", [5, 6]))
+
+    assert [a.transaction(read), a.transaction(read)] == [[5, 6], [5, 6]]
+    assert runs == 2  # guessed right from memory: one run, one round trip each
+    b.put("fp", 6, 60)  # a's memory of key 6 is now wrong
+    assert a.transaction(read) == [5, 60]  # the run on the wrong guess was not committed
+    assert runs == 4
+    assert a.transaction(read) == [5, 60] and runs == 5  # and a remembers the real value
 
 
 def test_conflicting_transaction_is_retried_and_its_id_never_reused(stores: list[HashDBRedis]) -> None:

@@ -9,6 +9,7 @@ and the retries of conflicting transactions.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import random
 import time
@@ -124,9 +125,12 @@ class HashDBRedis(HashDB):
 
     #: A forked child opens its own connection; the index lives in the server.
     fork_safe = True
-    #: Whether a transaction's first attempt guesses that the keys it reads are
-    #: absent (one round trip for a new page); ``False`` reads first, always.
+    #: Whether a transaction's first attempt guesses what the keys it reads
+    #: hold (one round trip when right); ``False`` reads first, always.
     guess = True
+    #: Values a client remembers (what it last read or wrote) to guess with;
+    #: beyond, the oldest are forgotten (and guessed absent).  ~150 bytes each.
+    remember = 200_000
 
     def __init__(
         self,
@@ -179,6 +183,7 @@ class HashDBRedis(HashDB):
         # an UNWATCH then rides along with the next command sent.
         self._stale_watch = False
         self._scripts_loaded = False  # on this connection's server
+        self._known: dict[tuple[str, int], int] = {}  # see `remember`
         self._keys = Keys(prefix, BUCKETS if buckets is None else buckets)
         #: The index's identity token and the highest id this client has seen.
         self._identity: bytes | None = None
@@ -259,7 +264,7 @@ class HashDBRedis(HashDB):
                     if seed is None:
                         return result
                     # Only the id counter moved (another client took ids): guess again, with the new counter.
-                    guess = seed.all_absent and guesses < _GUESSES
+                    guess = seed.as_guessed and guesses < _GUESSES
                     if guess:
                         self._stale_watch = True
                         seed = None
@@ -288,6 +293,23 @@ class HashDBRedis(HashDB):
                     )
                 # Random backoff so clients that collided do not collide again.
                 time.sleep(_JITTER.uniform(0, min(0.05, 0.0001 * 2**attempt)))
+
+    def _remember(self, values: Iterable[tuple[tuple[str, int], int | None]]) -> None:
+        """Note what keys hold (``None``: absent), for the next guesses."""
+        known = self._known
+        for place, value in values:
+            if value is None:
+                known.pop(place, None)
+            else:
+                known[place] = value
+        if len(known) > self.remember:
+            # Forget the oldest quarter at once (dicts keep insertion order): cheap per write.
+            for place in list(itertools.islice(known, len(known) - self.remember * 3 // 4)):
+                del known[place]
+
+    def _remember_writes(self, writes: dict[str, dict[int, int | None]]) -> None:
+        for table, items in writes.items():
+            self._remember(((table, key), value) for key, value in items.items())
 
     def _commit_extras(self) -> list[Command]:
         """Write commands (on one key each) that every commit also runs: none here; a subclass may log commits."""

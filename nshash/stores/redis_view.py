@@ -34,11 +34,8 @@ class Seed:
 
     values: dict[tuple[str, int], int | None] = field(default_factory=dict)
     watched: set[str] = field(default_factory=set)
-
-    @property
-    def all_absent(self) -> bool:
-        """Whether only the id counter was guessed wrong (the keys read are still absent)."""
-        return not any(value is not None for value in self.values.values())
+    #: Whether every key held what was guessed (so only the id counter or the identity was wrong).
+    as_guessed: bool = True
 
 
 def _add_writes(
@@ -105,11 +102,18 @@ class _Buffer(ViewBase):
 
 
 class GuessView(_Buffer):
-    """A first attempt on a guess: every key read is absent, and the id counter is where this client saw it."""
+    """A first attempt on a guess: every key holds what this client last read or wrote there, else nothing.
+
+    The id counter is guessed where this client last saw it.  With one client
+    the guess is always right as long as the client remembers enough
+    (:attr:`HashDBRedis.remember`); with several, a key another client
+    changed makes the commit fail its check and the real values come back.
+    """
 
     def __init__(self, store: HashDBRedis) -> None:
         super().__init__(store)
-        self._reads: dict[str, list[tuple[str, int, bytes]]] = {}  # bucket -> what was guessed absent there
+        # bucket -> (table, key, field, value guessed) read there
+        self._reads: dict[str, list[tuple[str, int, bytes, int | None]]] = {}
         self._counter = store._high_water
         self._ids = 0
 
@@ -117,11 +121,12 @@ class GuessView(_Buffer):
         check_table(table)
         check_keys(keys)
         values = self._values
+        known = self._store._known
         for key in keys:
             if (table, key) not in values:
-                values[table, key] = None
+                value = values[table, key] = known.get((table, key))
                 bucket, name = self._keys.locate(table, key)
-                self._reads.setdefault(bucket, []).append((table, key, name))
+                self._reads.setdefault(bucket, []).append((table, key, name, value))
         return [values[table, key] for key in keys]
 
     def get_meta(self, key: str) -> str | None:
@@ -138,7 +143,7 @@ class GuessView(_Buffer):
         expected = [self._keys.format, store._identity, str(self._counter) if self._counter else "", ""]
         program.check_named(self._keys.store, list(IDENTITY_FIELDS), expected)
         for bucket, reads in self._reads.items():
-            program.check(bucket, [name for _, _, name in reads], [None] * len(reads))
+            program.check(bucket, [name for _, _, name, _ in reads], [value for _, _, _, value in reads])
         if self._ids:
             program.command(("HSET", self._keys.store, "next_id", self._counter + self._ids))
         _add_writes(program, self._keys, self._writes, self._meta_writes, store._commit_extras())
@@ -151,6 +156,7 @@ class GuessView(_Buffer):
                 if self._ids:
                     store._check_new_id(self._counter + self._ids)
                 store._stale_watch = store._stale_watch or bool(watch)
+                store._remember_writes(self._writes)
                 return None
             store._check_identity(reply[1])
         except BaseException:
@@ -158,8 +164,10 @@ class GuessView(_Buffer):
             raise
         seed = Seed(watched=set(self._reads))
         guessed = (read for group in self._reads.values() for read in group)
-        for (table, key, _), value in zip(guessed, read_values(reply[2])):
+        for (table, key, _, guess), value in zip(guessed, read_values(reply[2])):
             seed.values[table, key] = value
+            seed.as_guessed = seed.as_guessed and value == guess
+        store._remember(seed.values.items())
         return seed
 
 
@@ -220,9 +228,10 @@ class RedisView(_Buffer):
         # One command and one string back, however many buckets and fields:
         # redis-py's cost is per argument and per reply element.
         values = read_values(self._call([*watch, read_command(plan)])[-1])
-        read = (key for group in plan.values() for key, _ in group)
-        for key, value in zip(read, values):
-            self._values.setdefault((table, key), value)
+        read = [(table, key) for group in plan.values() for key, _ in group]
+        self._store._remember(zip(read, values))
+        for place, value in zip(read, values):
+            self._values.setdefault(place, value)
 
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         missing = [key for key in dict.fromkeys(keys) if (table, key) not in self._values]
@@ -271,4 +280,5 @@ class RedisView(_Buffer):
             return False
         if self._ids and self._counter is not None:
             self._store._check_new_id(self._counter + self._ids)
+        self._store._remember_writes(self._writes)
         return True
