@@ -54,7 +54,11 @@ T = TypeVar("T")
 _JITTER = random.Random()
 #: Guesses a transaction makes before reading for real: more than one only when
 #: the keys read were absent and just the id counter moved (other clients took ids).
-_GUESSES = 3
+_GUESSES = 2
+#: A client guesses while at least this share of its recent guesses were right,
+#: and otherwise on every _PROBE-th transaction.
+_GUESS_RATE = 0.25
+_PROBE = 8
 
 
 class _ScriptsGone(StoreError):
@@ -163,6 +167,14 @@ class HashDBRedis(HashDB):
         self.max_conflicts = max_conflicts
         #: Transactions retried because another client changed what they read (for monitoring).
         self.conflicts = 0
+        #: First attempts committed on their guess, and guesses found wrong (for monitoring).
+        self.guessed_right = 0
+        self.guessed_wrong = 0
+        # Recent share of right guesses: guessing costs a run of the decision when
+        # wrong, so a client whose guesses keep failing (other clients write
+        # what it reads) mostly reads first, trying a guess now and then.
+        self._guess_rate = 1.0
+        self._transactions = 0
         try:
             self._url = _without_password(url)
             self._pool: Any = redis.ConnectionPool.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
@@ -236,16 +248,18 @@ class HashDBRedis(HashDB):
 
         ``func`` may run more than once (on a guess first, then after another
         client changed what it read), so it must not have side effects beyond
-        the view.  The first run guesses that every key it reads is absent
-        (:class:`~nshash.stores.redis_view.GuessView`): right for a new page,
-        which then costs one round trip; when wrong, the same reply holds the
+        the view.  The first run guesses what the keys it reads hold (what
+        this client last saw, else absent:
+        :class:`~nshash.stores.redis_view.GuessView`) and commits in one round
+        trip if the guess was right; when wrong, the same reply holds the
         real values and ``func`` runs again on them.
         """
         self._check_open()
         with self._lock:
             attempt = guesses = 0
             seed: Seed | None = None
-            guess = self.guess
+            self._transactions += 1
+            guess = self.guess and (self._guess_rate >= _GUESS_RATE or self._transactions % _PROBE == 0)
             predict = True
             while True:
                 if guess:
@@ -261,10 +275,14 @@ class HashDBRedis(HashDB):
                         seed = first.commit()
                     except _ScriptsGone:
                         continue
-                    if seed is None:
+                    right = seed is None
+                    self._guess_rate += (right - self._guess_rate) / 8
+                    if right:
+                        self.guessed_right += 1
                         return result
+                    self.guessed_wrong += 1
                     # Only the id counter moved (another client took ids): guess again, with the new counter.
-                    guess = seed.as_guessed and guesses < _GUESSES
+                    guess = seed is not None and seed.as_guessed and guesses < _GUESSES
                     if guess:
                         self._stale_watch = True
                         seed = None
