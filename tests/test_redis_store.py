@@ -173,6 +173,9 @@ def test_a_client_guesses_on_what_it_last_saw(stores: list[HashDBRedis]) -> None
     assert a.transaction(read) == [5, 60]  # the run on the wrong guess was not committed
     assert runs == 4
     assert a.transaction(read) == [5, 60] and runs == 5  # and a remembers the real value
+    b.allocate_id()  # ids taken by others do not spoil a guess that takes none
+    assert a.transaction(read) == [5, 60] and runs == 6
+    assert (a.guessed_right, a.guessed_wrong) == (5, 1)  # put_many too was a (right) guess
 
 
 def test_conflicting_transaction_is_retried_and_its_id_never_reused(stores: list[HashDBRedis]) -> None:

@@ -9,10 +9,11 @@ only the small per-table key counts are added up in Lua.
 ``READ``: one atomic HMGET over many buckets, so a read of keys spread over
 dozens of buckets is one command to pack and one reply to parse.
 
-``APPLY``: a conditional write.  Checks first (``C`` groups: these fields of
-this hash hold these values, ``""`` meaning absent); if any differs nothing
-is written and the script returns ``{0, values}`` (the checked fields' current
-values, HMGET-shaped, one group per check), else it applies the writes
+``APPLY``: a conditional write.  Checks first (``N``: named fields of a hash hold
+these values; ``C``: 8-byte fields hold these values, ``""`` meaning absent;
+``M``: a counter is at least this); if any fails nothing is written and the
+script returns ``{0, named, keyed}`` (the current values of the ``N``/``M``
+fields, and of the ``C`` fields as one string), else it applies the writes
 (``S``: HSET, ``D``: HDEL, each adding the number of fields created or
 removed to a count field of the store hash; ``R``: any other command on one
 key) and returns ``{1}``.  Inside MULTI/EXEC it runs without checks, so that
@@ -71,9 +72,15 @@ APPLY = (
     _SPLIT
     + """
 local at, last, failed, named, keyed = 1, #ARGV, false, {}, {}
-while at <= last and (ARGV[at] == 'N' or ARGV[at] == 'C') do
+while at <= last and (ARGV[at] == 'N' or ARGV[at] == 'C' or ARGV[at] == 'M') do
   local key = KEYS[tonumber(ARGV[at + 1])]
-  if ARGV[at] == 'N' then
+  if ARGV[at] == 'M' then
+    -- A decimal counter at least this one, compared as digit strings (no Lua numbers).
+    local value, least = redis.call('HGET', key, ARGV[at + 2]) or '', ARGV[at + 3]
+    if #value < #least or (#value == #least and value < least) then failed = true end
+    named[#named + 1] = value
+    at = at + 4
+  elseif ARGV[at] == 'N' then
     local count = tonumber(ARGV[at + 2])
     local names = {}
     for i = 1, count do names[i] = ARGV[at + 1 + 2 * i] end
@@ -157,6 +164,10 @@ class Program:
         self.checks += ["N", self._key(key), len(names)]
         for name, value in zip(names, expected):
             self.checks += [name, value]
+
+    def check_at_least(self, key: str, name: str, least: int) -> None:
+        """Write only if the decimal counter in field ``name`` of ``key`` is at least ``least`` (absent: 0)."""
+        self.checks += ["M", self._key(key), name, str(least) if least else ""]
 
     def check(self, key: str, fields: list[bytes], expected: list[int | None]) -> None:
         """Write only if the 8-byte ``fields`` of ``key`` hold ``expected`` (``None``: absent)."""

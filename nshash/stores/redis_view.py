@@ -140,12 +140,14 @@ class GuessView(_Buffer):
         """Write if the guess holds (``None``); else the values found instead, read under WATCH."""
         store = self._store
         program = Program(self._keys.store)
-        expected = [self._keys.format, store._identity, str(self._counter) if self._counter else "", ""]
-        program.check_named(self._keys.store, list(IDENTITY_FIELDS), expected)
+        program.check_named(self._keys.store, ["format", "identity", "lost"], [self._keys.format, store._identity, ""])
+        if self._ids:  # the ids guessed are free only if nobody took ids since
+            program.check_named(self._keys.store, ["next_id"], [str(self._counter) if self._counter else ""])
+            program.command(("HSET", self._keys.store, "next_id", self._counter + self._ids))
+        else:  # other clients taking ids changes nothing here; a counter gone back means lost data
+            program.check_at_least(self._keys.store, "next_id", self._counter)
         for bucket, reads in self._reads.items():
             program.check(bucket, [name for _, _, name, _ in reads], [value for _, _, _, value in reads])
-        if self._ids:
-            program.command(("HSET", self._keys.store, "next_id", self._counter + self._ids))
         _add_writes(program, self._keys, self._writes, self._meta_writes, store._commit_extras())
         if not self._reads and program.empty:
             return None
@@ -158,7 +160,8 @@ class GuessView(_Buffer):
                 store._stale_watch = store._stale_watch or bool(watch)
                 store._remember_writes(self._writes)
                 return None
-            store._check_identity(reply[1])
+            format_, identity, lost, counter = reply[1]
+            store._check_identity([format_, identity, counter, lost])
         except BaseException:
             store._stale_watch = store._stale_watch or bool(watch)
             raise
