@@ -9,7 +9,6 @@ and the retries of conflicting transactions.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import random
 import time
@@ -311,23 +310,6 @@ class HashDBRedis(HashDB):
                     )
                 # Random backoff so clients that collided do not collide again.
                 time.sleep(_JITTER.uniform(0, min(0.05, 0.0001 * 2**attempt)))
-
-    def _remember(self, values: Iterable[tuple[tuple[str, int], int | None]]) -> None:
-        """Note what keys hold (``None``: absent), for the next guesses."""
-        known = self._known
-        for place, value in values:
-            if value is None:
-                known.pop(place, None)
-            else:
-                known[place] = value
-        if len(known) > self.remember:
-            # Forget the oldest quarter at once (dicts keep insertion order): cheap per write.
-            for place in list(itertools.islice(known, len(known) - self.remember * 3 // 4)):
-                del known[place]
-
-    def _remember_writes(self, writes: dict[str, dict[int, int | None]]) -> None:
-        for table, items in writes.items():
-            self._remember(((table, key), value) for key, value in items.items())
 
     def _commit_extras(self) -> list[Command]:
         """Write commands (on one key each) that every commit also runs: none here; a subclass may log commits."""

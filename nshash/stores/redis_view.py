@@ -1,16 +1,18 @@
 """The views a :class:`~nshash.stores.redis.HashDBRedis` transaction runs on.
 
 :class:`GuessView` is a transaction's first attempt: it sends nothing until
-the end, guessing that every key read is absent and that no other client took
-an id since this one last looked, then commits with one conditional write
-that checks the guess.  A new page (nothing found) therefore costs one round
-trip.  When the guess was wrong, the same reply holds the real values, read
-under WATCH, and :class:`RedisView` decides again on them: WATCHed reads and
-one MULTI/EXEC of writes.
+the end, guessing that every key read holds what this client last saw there
+(absent if it saw nothing) and that the id counter is where it last saw it,
+then commits with one conditional write (the ``APPLY`` script) that checks
+the guess.  A new page (nothing found), and any page whose keys this client
+remembers, therefore costs one round trip.  When the guess was wrong, the
+same reply holds the real values, read under WATCH, and :class:`RedisView`
+decides again on them: WATCHed reads and one MULTI/EXEC of writes.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -36,6 +38,25 @@ class Seed:
     watched: set[str] = field(default_factory=set)
     #: Whether every key held what was guessed (so only the id counter or the identity was wrong).
     as_guessed: bool = True
+
+
+def remember(store: HashDBRedis, values: Iterable[tuple[tuple[str, int], int | None]]) -> None:
+    """Note what keys hold (``None``: absent), for the store's next guesses (:attr:`HashDBRedis.remember`)."""
+    known = store._known
+    for place, value in values:
+        if value is None:
+            known.pop(place, None)
+        else:
+            known[place] = value
+    if len(known) > store.remember:
+        # Forget the oldest quarter at once (dicts keep insertion order): cheap per write.
+        for place in list(itertools.islice(known, len(known) - store.remember * 3 // 4)):
+            del known[place]
+
+
+def remember_writes(store: HashDBRedis, writes: dict[str, dict[int, int | None]]) -> None:
+    for table, items in writes.items():
+        remember(store, (((table, key), value) for key, value in items.items()))
 
 
 def _add_writes(
@@ -158,7 +179,7 @@ class GuessView(_Buffer):
                 if self._ids:
                     store._check_new_id(self._counter + self._ids)
                 store._stale_watch = store._stale_watch or bool(watch)
-                store._remember_writes(self._writes)
+                remember_writes(store, self._writes)
                 return None
             format_, identity, lost, counter = reply[1]
             store._check_identity([format_, identity, counter, lost])
@@ -170,7 +191,7 @@ class GuessView(_Buffer):
         for (table, key, _, guess), value in zip(guessed, read_values(reply[2])):
             seed.values[table, key] = value
             seed.as_guessed = seed.as_guessed and value == guess
-        store._remember(seed.values.items())
+        remember(store, seed.values.items())
         return seed
 
 
@@ -232,7 +253,7 @@ class RedisView(_Buffer):
         # redis-py's cost is per argument and per reply element.
         values = read_values(self._call([*watch, read_command(plan)])[-1])
         read = [(table, key) for group in plan.values() for key, _ in group]
-        self._store._remember(zip(read, values))
+        remember(self._store, zip(read, values))
         for place, value in zip(read, values):
             self._values.setdefault(place, value)
 
@@ -283,5 +304,5 @@ class RedisView(_Buffer):
             return False
         if self._ids and self._counter is not None:
             self._store._check_new_id(self._counter + self._ids)
-        self._store._remember_writes(self._writes)
+        remember_writes(self._store, self._writes)
         return True
