@@ -155,6 +155,23 @@ def test_a_new_page_costs_one_round_trip(redis_server: RedisServer, prefix: str)
         assert store.roundtrips == 2  # without guessing: WATCH+read, MULTI/EXEC taking the id from the counter read
 
 
+@pytest.mark.parametrize(("guess", "remember"), [(True, 200_000), (True, 50), (False, 0)])
+def test_ids_equal_the_memory_stores(redis_server: RedisServer, prefix: str, guess: bool, remember: int) -> None:
+    # Guessing right, guessing mostly wrong (a client remembering 50 values), or reading first.
+    docs, _ = labelled_corpus(75, seed=8)
+    memory = nshash.NSHash()
+    expected = [memory.get_similar(doc) for doc in docs]
+    store = HashDBRedis(redis_server.url, prefix=prefix)
+    store.guess, store.remember = guess, remember
+    with nshash.NSHash(hashdb=store) as nsh:
+        assert [nsh.get_similar(doc) for doc in docs] == expected
+        counts = ("fingerprints", "merged_clusters")
+        assert {k: nsh.stats().get(k) for k in counts} == {k: memory.stats().get(k) for k in counts}
+    assert len(docs) == 300 and store.conflicts == 0
+    if guess and remember == 50:
+        assert store.guessed_wrong > 50
+
+
 def test_a_client_guesses_on_what_it_last_saw(stores: list[HashDBRedis]) -> None:
     a, b = stores
     a.remember = 4
