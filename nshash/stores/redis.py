@@ -67,10 +67,15 @@ class _ScriptsGone(StoreError):
 class HashDBRedis(HashDB):
     """A store in a Redis server, shared by every process that opens the same ``url`` and ``prefix``.
 
-    Each ``get_similar`` runs as one optimistic transaction (WATCH the buckets
-    it reads, MULTI/EXEC its writes, retried from scratch when another client
-    changed a watched bucket), so concurrent crawlers see the same clusters as
-    one process would and never get the same new id.
+    Each ``get_similar`` runs as one optimistic transaction, so concurrent
+    crawlers see the same clusters as one process would and never get the
+    same new id.  Its first attempt runs on a guess (each key holds what this
+    client last read or wrote there, up to :attr:`remember` values, else
+    nothing) and commits in one round trip with a script that writes only if
+    the guess still holds; when it does not, the reply holds the real values
+    (read under WATCH), the decision runs again on them and commits with
+    MULTI/EXEC, retried from scratch when another client changed a watched
+    bucket (see :meth:`transaction`).
 
     Args:
         url: ``redis://[:password@]host:port/db``, ``rediss://...`` (TLS) or
@@ -173,6 +178,8 @@ class HashDBRedis(HashDB):
         # wrong, so a client whose guesses keep failing (other clients write
         # what it reads) mostly reads first, trying a guess now and then.
         self._guess_rate = 1.0
+        # Likewise for ids taken from the counter read (rather than reserved with HINCRBY).
+        self._counter_rate = 1.0
         self._transactions = 0
         try:
             self._url = _without_password(url)
@@ -258,8 +265,9 @@ class HashDBRedis(HashDB):
             attempt = guesses = 0
             seed: Seed | None = None
             self._transactions += 1
-            guess = self.guess and (self._guess_rate >= _GUESS_RATE or self._transactions % _PROBE == 0)
-            predict = True
+            probe = self._transactions % _PROBE == 0
+            guess = self.guess and (self._guess_rate >= _GUESS_RATE or probe)
+            predict = self._counter_rate >= _GUESS_RATE or probe
             while True:
                 if guess:
                     guesses += 1
@@ -297,6 +305,8 @@ class HashDBRedis(HashDB):
                 except BaseException:
                     self._stale_watch = self._stale_watch or view.watching
                     raise
+                if view.took_from_counter and (committed or view.id_conflict):
+                    self._counter_rate += (committed - self._counter_rate) / 8
                 if committed:
                     return result
                 # Ids taken from the counter again collide again under contention: reserve them (HINCRBY).

@@ -270,6 +270,11 @@ class RedisView(_Buffer):
             self._meta_values[key] = None if raw is None else raw.decode()
         return self._meta_values[key]
 
+    @property
+    def took_from_counter(self) -> bool:
+        """Whether the commit took ids from the counter read (and checked that it had not moved)."""
+        return bool(self._ids)
+
     def allocate_id(self) -> int:
         if self._predict and self._counter is not None:
             self._ids += 1
