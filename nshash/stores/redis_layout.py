@@ -28,6 +28,7 @@ import struct
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from nshash.errors import ArgumentTypeError
 from nshash.stores.view import TABLES, check_keys, check_table
 
 #: The format of a new index.  Format 1 (still read and written) spread the
@@ -120,7 +121,7 @@ def pack(commands: list[Command]) -> bytes:
             elif isinstance(arg, int):
                 data = b"%d" % arg
             else:
-                raise TypeError(f"cannot send {type(arg).__name__} to Redis")
+                raise ArgumentTypeError(f"cannot send {type(arg).__name__} to Redis")
             out.append(b"$%d\r\n%b\r\n" % (len(data), data))
     return b"".join(out)
 
