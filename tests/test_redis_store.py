@@ -418,3 +418,17 @@ def test_stats_and_size(redis_server: RedisServer, prefix: str) -> None:
     assert stats["store"] == f"HashDBRedis({redis_server.url}, prefix={prefix!r})"
     assert stats["fingerprints"] >= 5 * 5
     assert stats["store_bytes"] > 0
+
+
+def test_scripts_flushed_by_an_operator_are_loaded_again(stores: list[HashDBRedis], server: redis.Redis) -> None:
+    a, _ = stores
+    a.put("fp", 1, 1)
+    server.script_flush()
+    a.put("fp", 2, 2)  # the guess's APPLY: NOSCRIPT, loaded, sent again
+    server.script_flush()
+    a.guess = False
+    assert a.transaction(lambda view: view.get_many("fp", [1, 2, 3])) == [1, 2, None]  # the READ script
+    server.script_flush()
+    a.transaction(lambda view: view.put("fp", 3, 3))  # APPLY inside MULTI/EXEC
+    assert a.get_many("fp", [1, 2, 3]) == [1, 2, 3]
+    assert a.count("fp") == 3

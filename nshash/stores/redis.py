@@ -13,7 +13,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from nshash.errors import (
@@ -43,25 +43,20 @@ from nshash.stores.redis_layout import (
     pow2,
     values_read,
 )
-from nshash.stores.redis_scripts import SCRIPTS
-from nshash.stores.redis_view import GuessView, RedisView, Seed
+from nshash.stores.redis_scripts import SCRIPTS, ScriptsGone
+from nshash.stores.redis_view import RedisView, Seed, run_guessed
 from nshash.stores.view import StoreView
 
 T = TypeVar("T")
 
 # Jitter for retries comes from its own generator so it never disturbs a user's seeded `random`.
 _JITTER = random.Random()
-#: Guesses a transaction makes before reading for real: more than one only when
-#: the keys read were absent and just the id counter moved (other clients took ids).
+#: Guesses a transaction makes: a second only when just the id counter moved (other clients took ids).
 _GUESSES = 2
 #: A client guesses while at least this share of its recent guesses were right,
 #: and otherwise on every _PROBE-th transaction.
 _GUESS_RATE = 0.25
 _PROBE = 8
-
-
-class _ScriptsGone(StoreError):
-    """The server forgot the scripts (restarted, or SCRIPT FLUSH): load them and run the attempt again."""
 
 
 class HashDBRedis(HashDB):
@@ -271,35 +266,23 @@ class HashDBRedis(HashDB):
             while True:
                 if guess:
                     guesses += 1
-                    first = GuessView(self)
                     try:
-                        result = func(first)
-                    except Exception:
-                        # Found in a guessed state, maybe not in the real one: decide on real reads.
-                        guess = False
+                        right, result, seed = run_guessed(self, func)
+                    except ScriptsGone:
                         continue
-                    try:
-                        seed = first.commit()
-                    except _ScriptsGone:
-                        continue
-                    right = seed is None
-                    self._guess_rate += (right - self._guess_rate) / 8
                     if right:
-                        self.guessed_right += 1
-                        return result
-                    self.guessed_wrong += 1
+                        return cast(T, result)
                     # Only the id counter moved (another client took ids): guess again, with the new counter.
                     guess = seed is not None and seed.as_guessed and guesses < _GUESSES
                     if guess:
-                        self._stale_watch = True
-                        seed = None
+                        self._stale_watch, seed = True, None
                         continue
                 view = RedisView(self, seed, predict=predict)
                 seed = None
                 try:
                     result = func(view)
                     committed = view.commit()
-                except _ScriptsGone:
+                except ScriptsGone:
                     self._stale_watch = self._stale_watch or view.watching
                     continue
                 except BaseException:
@@ -460,7 +443,7 @@ class HashDBRedis(HashDB):
             if isinstance(reply, Exception):
                 if isinstance(reply, self._noscript_error):
                     self._scripts_loaded = False
-                    raise _ScriptsGone(f"the Redis server at {self._server} forgot nshash's scripts") from reply
+                    raise ScriptsGone(f"the Redis server at {self._server} forgot nshash's scripts") from reply
                 if "WRONGTYPE" in str(reply):
                     raise StoreCorruptError(
                         f"{self.describe()}: a key under this prefix holds data not written by nshash ({reply})"

@@ -25,7 +25,13 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from nshash.errors import StoreError
 from nshash.stores.redis_layout import Command
+
+
+class ScriptsGone(StoreError):
+    """The server forgot the scripts (restarted, or SCRIPT FLUSH): load them and run the attempt again."""
+
 
 # Fields of the tables are 8 bytes each (redis_layout): they travel concatenated,
 # one argument per bucket, and values travel joined by newlines ("" = absent),

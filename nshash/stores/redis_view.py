@@ -13,14 +13,14 @@ decides again on them: WATCHed reads and one MULTI/EXEC of writes.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nshash.errors import StoreError
 from nshash.stores.redis_layout import IDENTITY_FIELDS, Command, Keys, count_field, plan_reads
 from nshash.stores.redis_scripts import Program, read_command, read_values
-from nshash.stores.view import ViewBase, check_items, check_keys, check_table
+from nshash.stores.view import StoreView, ViewBase, check_items, check_keys, check_table
 
 if TYPE_CHECKING:
     from nshash.stores.redis import HashDBRedis
@@ -193,6 +193,24 @@ class GuessView(_Buffer):
             seed.as_guessed = seed.as_guessed and value == guess
         remember(store, seed.values.items())
         return seed
+
+
+def run_guessed(store: HashDBRedis, func: Callable[[StoreView], Any]) -> tuple[bool, Any, Seed | None]:
+    """Run ``func`` on a guess: ``(True, result, None)`` if committed, else the real values found (if any)."""
+    first = GuessView(store)
+    try:
+        result = func(first)
+    except Exception:
+        # Found in a guessed state, maybe not in the real one: decide on real reads.
+        return False, None, None
+    seed = first.commit()
+    right = seed is None
+    store._guess_rate += (right - store._guess_rate) / 8
+    if right:
+        store.guessed_right += 1
+        return True, result, None
+    store.guessed_wrong += 1
+    return False, None, seed
 
 
 class RedisView(_Buffer):
