@@ -9,7 +9,9 @@ documents: client k of c inserts ``docs[k::c]`` with ``get_similar``, all
 clients starting together.  Reported per row: documents per second (all
 clients together, median of ``--repeat`` runs), speedup over one client,
 the median and 99th-percentile latency of one ``get_similar``, the share of
-transactions retried after a conflict, and two ARIs of the final clustering
+documents committed on their first guess in one round trip (see
+``HashDBRedis.transaction``), the share of transactions retried after a
+conflict, and two ARIs of the final clustering
 (1.0 = the same clusters): against the one-client run, and against one
 in-memory process inserting the documents in the order the server committed
 them.  The first mixes in the algorithm's sensitivity to arrival order
@@ -17,6 +19,10 @@ them.  The first mixes in the algorithm's sensitivity to arrival order
 concurrent run equals a serial one.  The commit order is logged by the
 server itself (an RPUSH inside each MULTI/EXEC); documents that wrote
 nothing are placed by the time their call returned.
+
+Then, per corpus, one client's costs per page into a fresh index: round
+trips, commands sent, client CPU and server CPU (``INFO cpu``), with the
+store guessing first (the default) and reading first (``guess = False``).
 
 Corpora: ``synthetic`` (always; ``--articles`` random articles with three
 reprints each, from ``tests/fleet.py``, shuffled with a fixed seed so that
@@ -38,6 +44,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 import redis  # noqa: E402
 
 import nshash  # noqa: E402
+from nshash.stores.redis import HashDBRedis  # noqa: E402
 from tests.fleet import LoggedStore, RedisServer, adjusted_rand_index, commit_order, labelled_corpus  # noqa: E402
 
 CONTEXT = multiprocessing.get_context("fork")
@@ -67,7 +75,7 @@ def _client(url: str, prefix: str, docs: list[tuple[int, str]], barrier: Any, qu
         latencies.append((end - start) / 1e9)
         ids.append((i, similar_id))
         done.append((end, i))
-    queue.put((ids, latencies, store.conflicts, done))
+    queue.put((ids, latencies, store.conflicts, done, store.guessed_right))
     store.close()
 
 
@@ -90,10 +98,11 @@ def run_once(url: str, docs: list[str], clients: int) -> dict[str, Any]:
     elapsed = time.perf_counter() - start
     for worker in workers:
         worker.join()
-    ids = dict(pair for part, _, _, _ in results for pair in part)
-    latencies = sorted(latency for _, part, _, _ in results for latency in part)
-    conflicts = sum(count for _, _, count, _ in results)
-    finished = [i for _, i in sorted(pair for _, _, _, part in results for pair in part)]
+    ids = dict(pair for part, *_ in results for pair in part)
+    latencies = sorted(latency for _, part, *_ in results for latency in part)
+    conflicts = sum(result[2] for result in results)
+    guessed = sum(result[4] for result in results)
+    finished = [i for _, i in sorted(pair for result in results for pair in result[3])]
     with LoggedStore(url, prefix=prefix) as store:
         committed = store.commits()
         nsh = nshash.NSHash(hashdb=store)
@@ -108,6 +117,7 @@ def run_once(url: str, docs: list[str], clients: int) -> dict[str, Any]:
         "p50_ms": latencies[len(latencies) // 2] * 1000,
         "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
         "retried": conflicts / len(docs),
+        "guessed": guessed / len(docs),
         "resolved": resolved,
         "serial": serial_clusters(docs, commit_order(finished, committed)),
         "fingerprints": fingerprints,
@@ -136,6 +146,7 @@ def measure(url: str, docs: list[str], client_counts: list[int], repeat: int) ->
                 "p50_ms": best["p50_ms"],
                 "p99_ms": best["p99_ms"],
                 "retried": statistics.mean(run["retried"] for run in runs),
+                "guessed": statistics.mean(run["guessed"] for run in runs),
                 "ari": min(adjusted_rand_index(reference, run["resolved"]) for run in runs),
                 "ari_serial": min(adjusted_rand_index(run["serial"], run["resolved"]) for run in runs),
                 "fingerprints": best["fingerprints"],
@@ -151,6 +162,69 @@ def memory_baseline(docs: list[str]) -> float:
     for doc in docs:
         nsh.get_similar(doc)
     return len(docs) / (time.perf_counter() - start)
+
+
+class CountingStore(HashDBRedis):
+    """The real store, counting round trips and the commands sent in them."""
+
+    roundtrips = 0
+    commands = 0
+
+    def _roundtrip(self, commands: list[Any]) -> list[Any]:
+        self.roundtrips += 1
+        self.commands += len(commands)
+        return super()._roundtrip(commands)
+
+
+def per_page_costs(url: str, docs: list[str], guess: bool) -> dict[str, Any]:
+    """One client into a fresh index: round trips, commands and CPU (client and server) per page."""
+    admin = redis.Redis.from_url(url)
+
+    def server_cpu() -> float:
+        info = admin.info("cpu")
+        return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+    prefix = f"bench:{uuid.uuid4().hex[:12]}"
+    store = CountingStore(url, prefix=prefix)
+    store.guess = guess
+    nsh = nshash.NSHash(hashdb=store)
+    pages: Counter[int] = Counter()
+    store.roundtrips = store.commands = 0
+    server_before, cpu_before, start = server_cpu(), time.process_time(), time.perf_counter()
+    for doc in docs:
+        before = store.roundtrips
+        nsh.get_similar(doc)
+        pages[store.roundtrips - before] += 1
+    elapsed, cpu, server = time.perf_counter() - start, time.process_time() - cpu_before, server_cpu() - server_before
+    roundtrips, commands = store.roundtrips, store.commands
+    nsh.close()
+    for key in admin.scan_iter(match="{" + prefix + "}:*", count=1000):
+        admin.unlink(key)
+    admin.close()
+    return {
+        "guess": guess,
+        "docs_per_s": len(docs) / elapsed,
+        "roundtrips": roundtrips / len(docs),
+        "commands": commands / len(docs),
+        "client_us": cpu / len(docs) * 1e6,
+        "server_us": server / len(docs) * 1e6,
+        "pages": ", ".join(f"{count}: {share / len(docs):.0%}" for count, share in sorted(pages.items())),
+    }
+
+
+def costs_table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| one client | docs/s | round trips/page | commands/page | client CPU µs/page | server CPU µs/page "
+        "| pages by round trips |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for row in rows:
+        mode = "guess first (default)" if row["guess"] else "read first (`store.guess = False`)"
+        lines.append(
+            f"| {mode} | {row['docs_per_s']:.0f} | {row['roundtrips']:.2f} | {row['commands']:.1f} | "
+            f"{row['client_us']:.0f} | {row['server_us']:.0f} | {row['pages']} |"
+        )
+    return lines
 
 
 def bytes_per_fingerprint(url: str, docs: list[str]) -> float:
@@ -176,14 +250,16 @@ def load_jsonl(path: Path, limit: int) -> list[str]:
 
 def table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
-        "| clients | docs/s | speedup | p50 ms | p99 ms | retried | ARI vs 1 client | ARI vs 1 process, same order |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| clients | docs/s | speedup | p50 ms | p99 ms | guessed right | retried | ARI vs 1 client "
+        "| ARI vs 1 process, same order |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     base = rows[0]["docs_per_s"]
     for row in rows:
         lines.append(
             f"| {row['clients']} | {row['docs_per_s']:.0f} | {row['docs_per_s'] / base:.2f}x | "
-            f"{row['p50_ms']:.2f} | {row['p99_ms']:.2f} | {row['retried']:.1%} | {row['ari']:.4f} | "
+            f"{row['p50_ms']:.2f} | {row['p99_ms']:.2f} | {row['guessed']:.1%} | {row['retried']:.1%} | "
+            f"{row['ari']:.4f} | "
             f"{row['ari_serial']:.4f} |"
         )
     return lines
@@ -233,6 +309,7 @@ def main() -> None:
             rows = measure(server.url, docs, args.clients, args.repeat)
             memory = memory_baseline(docs)
             per_fp = bytes_per_fingerprint(server.url, docs)
+            costs = [per_page_costs(server.url, docs, guess) for guess in (True, False)]
             report += [f"## {name}: {len(docs)} documents, {rows[0]['fingerprints']} fingerprints stored", ""]
             report += table(rows)
             report += [
@@ -240,8 +317,10 @@ def main() -> None:
                 f"For scale: the in-process memory store, one process: {memory:.0f} docs/s. "
                 f"Redis memory per stored fingerprint (all tables, used_memory growth): {per_fp:.0f} bytes.",
                 "",
+                *costs_table(costs),
+                "",
             ]
-            print("\n".join(table(rows)), flush=True)
+            print("\n".join(table(rows) + costs_table(costs)), flush=True)
     report.append(f"Load average when done: {os.getloadavg()[0]:.1f}.")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "redis_concurrency.md").write_text("\n".join(report), encoding="utf-8")

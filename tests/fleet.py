@@ -183,19 +183,18 @@ def site_corpus(articles: int, seed: int = 0) -> tuple[list[str], list[int]]:
 
 
 class LoggedStore(HashDBRedis):
-    """The real Redis store, plus one RPUSH of :attr:`doc` inside every MULTI/EXEC.
+    """The real Redis store, plus one RPUSH of :attr:`doc` in every commit (MULTI/EXEC or conditional write).
 
     The list ``{prefix}:commits`` then holds the exact order in which the
     server committed the documents (read-only ones too: they end with an
-    empty MULTI/EXEC).  One extra command per commit, on a key nobody watches.
+    empty MULTI/EXEC or a checked guess).  One extra command per commit, on a
+    key nobody watches.
     """
 
     doc = -1
 
-    def _roundtrip(self, commands: list[Any]) -> list[Any]:
-        if commands and commands[-1] == ("EXEC",):
-            commands = [*commands[:-1], ("RPUSH", self._keys.tag + ":commits", self.doc), ("EXEC",)]
-        return super()._roundtrip(commands)
+    def _commit_extras(self) -> list[Any]:
+        return [("RPUSH", self._keys.tag + ":commits", self.doc)]
 
     def commits(self) -> list[int]:
         """The logged documents, in commit order."""

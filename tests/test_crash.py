@@ -23,6 +23,7 @@ import pytest
 import nshash
 from nshash.stores.memory import read_state
 from nshash.stores.redis import HashDBRedis
+from nshash.stores.redis_scripts import APPLY_SHA
 from tests.fleet import RedisServer, adjusted_rand_index, article, labelled_corpus, reprint
 
 # The crawler: acknowledges each document by printing its id once get_similar returned.
@@ -163,13 +164,13 @@ def test_server_killed_between_documents(own_server: RedisServer) -> None:
 
 
 class KilledBeforeCommit(HashDBRedis):
-    """The real store; the server is SIGKILLed just before one transaction's MULTI/EXEC goes out."""
+    """The real store; the server is SIGKILLed just before one transaction's commit (MULTI/EXEC or APPLY) goes out."""
 
     server: RedisServer
     armed = False
 
     def _roundtrip(self, commands: list[Any]) -> list[Any]:
-        if self.armed and any(command[0] == "MULTI" for command in commands):
+        if self.armed and any(command[0] == "MULTI" or command[1:2] == (APPLY_SHA,) for command in commands):
             self.armed = False
             self.server.kill()
         return super()._roundtrip(commands)

@@ -95,48 +95,153 @@ def test_key_layout_and_counts(stores: list[HashDBRedis], prefix: str, server: r
     assert all(len(field) == 8 for key in fp_keys[:5] for field in server.hkeys(key))
     # The kept counts agree with what is really there.
     assert (a.count("fp"), b.count("parent"), a.count("stat")) == (1500, 1, 0)
-    assert server.hget(f"{tag}:store", "format") == b"nshash.redis/1"
+    assert server.hget(f"{tag}:store", "format") == b"nshash.redis/2"
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_clusters_members_share_a_bucket_from_format_2(
+    redis_server: RedisServer, prefix: str, server: redis.Redis, version: int
+) -> None:
+    tag = "{" + prefix + "}"
+    if version == 1:  # an index made by an earlier release: it keeps its layout
+        server.hset(f"{tag}:store", mapping={"format": "nshash.redis/1", "buckets": BUCKETS, "identity": "ab"})
+    docs, _ = labelled_corpus(10, seed=5)
+    serial = nshash.NSHash()
+    with nshash.NSHash(hashdb=HashDBRedis(redis_server.url, prefix=prefix)) as nsh:
+        assert [nsh.get_similar(doc) for doc in docs] == [serial.get_similar(doc) for doc in docs]
+        assert nsh.stats()["fingerprints"] == serial.stats()["fingerprints"]
+    buckets = [key for key in server.scan_iter(match=f"{tag}:sketch:*")]
+    entries = sum(server.hlen(key) for key in buckets)
+    assert entries == serial.store.count("sketch")
+    # 10 clusters of up to 3 stored members each: ~10 buckets, or one per entry before.
+    assert len(buckets) <= 10 if version == 2 else len(buckets) > entries * 0.9
+    assert server.hget(f"{tag}:store", "format") == f"nshash.redis/{version}".encode()
 
 
 def test_batches_are_pipelined(redis_server: RedisServer, prefix: str) -> None:
     with CountingStore(redis_server.url, prefix=prefix) as store:
         store.roundtrips = 0
         store.put_many("fp", [(key, 1) for key in range(1000)])
-        assert store.roundtrips == 2  # learn which keys are new (for the count), then MULTI/EXEC
+        assert store.roundtrips == 1  # one conditional write; the script counts the keys it created
         store.roundtrips = 0
         assert store.get_many("fp", list(range(2000))) == [1] * 1000 + [None] * 1000
         assert store.roundtrips == 1
-    with CountingStore(redis_server.url, prefix=prefix + ":nsh") as store:
+        assert store.count("fp") == 1000
+
+
+def test_a_new_page_costs_one_round_trip(redis_server: RedisServer, prefix: str) -> None:
+    docs, _ = labelled_corpus(20, reprints=(), seed=3)
+    url = redis_server.url
+    with CountingStore(url, prefix=prefix) as store, CountingStore(url, prefix=prefix) as other:
         nsh = nshash.NSHash(hashdb=store)
-        doc = labelled_corpus(1, reprints=())[0][0]
+        for doc in docs:  # 20 different articles: every one is a new page
+            store.roundtrips = 0
+            similar_id = nsh.get_similar(doc)
+            assert store.roundtrips == 1  # the guess "nothing found" was right, and wrote the page
+            assert similar_id == store.highest_id()
+        for doc in docs:  # the same pages again: the client remembers what it wrote
+            store.roundtrips = 0
+            nsh.get_similar(doc)
+            assert store.roundtrips == 1
+        again = nshash.NSHash(hashdb=other)
+        for doc in docs:  # ... which another client does not
+            other.roundtrips = 0
+            again.get_similar(doc)
+            # The wrong guess read the fingerprints under WATCH, then the parents, then an empty MULTI/EXEC
+            assert other.roundtrips == 3
+        store.guess = False
         store.roundtrips = 0
-        nsh.get_similar(doc)
-        # WATCH+read, new id, which sketch entries are new (for the count), MULTI/EXEC
-        assert store.roundtrips == 4
-        store.roundtrips = 0
-        nsh.get_similar(doc)
-        assert store.roundtrips == 3  # WATCH+read, parents, an empty MULTI/EXEC to validate the reads
+        nsh.get_similar(labelled_corpus(1, reprints=(), seed=99)[0][0])
+        assert store.roundtrips == 2  # without guessing: WATCH+read, MULTI/EXEC taking the id from the counter read
+
+
+@pytest.mark.parametrize(("guess", "remember"), [(True, 200_000), (True, 50), (False, 0)])
+def test_ids_equal_the_memory_stores(redis_server: RedisServer, prefix: str, guess: bool, remember: int) -> None:
+    # Guessing right, guessing mostly wrong (a client remembering 50 values), or reading first.
+    docs, _ = labelled_corpus(75, seed=8)
+    memory = nshash.NSHash()
+    expected = [memory.get_similar(doc) for doc in docs]
+    store = HashDBRedis(redis_server.url, prefix=prefix)
+    store.guess, store.remember = guess, remember
+    with nshash.NSHash(hashdb=store) as nsh:
+        assert [nsh.get_similar(doc) for doc in docs] == expected
+        counts = ("fingerprints", "merged_clusters")
+        assert {k: nsh.stats().get(k) for k in counts} == {k: memory.stats().get(k) for k in counts}
+    assert len(docs) == 300 and store.conflicts == 0
+    if guess and remember == 50:
+        assert store.guessed_wrong > 50
+
+
+def test_a_client_guesses_on_what_it_last_saw(stores: list[HashDBRedis]) -> None:
+    a, b = stores
+    a.remember = 4
+    a.put_many("fp", [(key, key) for key in range(1, 7)])
+    assert len(a._known) <= 4  # the oldest forgotten
+    runs = 0
+
+    def read(view: Any) -> list[int | None]:
+        nonlocal runs
+        runs += 1
+        return list(view.get_many("fp", [5, 6]))
+
+    assert [a.transaction(read), a.transaction(read)] == [[5, 6], [5, 6]]
+    assert runs == 2  # guessed right from memory: one run, one round trip each
+    b.put("fp", 6, 60)  # a's memory of key 6 is now wrong
+    assert a.transaction(read) == [5, 60]  # the run on the wrong guess was not committed
+    assert runs == 4
+    assert a.transaction(read) == [5, 60] and runs == 5  # and a remembers the real value
+    b.allocate_id()  # ids taken by others do not spoil a guess that takes none
+    assert a.transaction(read) == [5, 60] and runs == 6
+    assert (a.guessed_right, a.guessed_wrong) == (5, 1)  # put_many too was a (right) guess
 
 
 def test_conflicting_transaction_is_retried_and_its_id_never_reused(stores: list[HashDBRedis]) -> None:
     a, b = stores
+    a.guess = False  # the WATCH path (a guess would run increment once more, on nothing found)
     a.put("stat", 1, 0)
     calls: list[int] = []
 
     def increment(view: Any) -> int:
         value = view.get("stat", 1)
         new_id = int(view.allocate_id())
-        if not calls:  # another client commits between our read and our commit
+        if len(calls) == 0:  # another client commits between our read and our commit
             b.put("stat", 1, 100)
+        if len(calls) == 1:  # another client takes the id we were about to take
+            assert b.allocate_id() == new_id
         calls.append(new_id)
         view.put("stat", 1, value + 1)
         return new_id
 
     assert a.transaction(increment) == 2
-    assert calls == [1, 2]  # func ran twice; id 1 was burnt, not handed out again
-    assert a.conflicts == 1
-    assert b.get("stat", 1) == 101  # the retry saw the other client's write: no lost update
+    # The 1st attempt's id was never taken (the counter did not move); the 2nd
+    # found it taken by b; the 3rd reserved a fresh one.
+    assert calls == [1, 1, 2]
+    assert a.conflicts == 2
+    assert b.get("stat", 1) == 101  # the retries saw the other client's write: no lost update
     assert b.allocate_id() == 3
+
+
+def test_a_wrong_guess_is_never_written(stores: list[HashDBRedis]) -> None:
+    a, b = stores
+
+    def cluster_of(key: int) -> Any:
+        def decide(view: Any) -> int:
+            found = view.get("fp", key)
+            if found is not None:
+                return int(found)
+            new_id = int(view.allocate_id())
+            view.put_many("fp", [(key, new_id)])
+            return new_id
+
+        return decide
+
+    assert a.transaction(cluster_of(1)) == 1  # guessed right: absent, counter 0
+    assert b.allocate_id() == 2  # a's idea of the counter is now wrong
+    assert a.transaction(cluster_of(2)) == 3  # not 2, which b holds
+    b.put("fp", 3, 2)
+    assert a.transaction(cluster_of(3)) == 2  # found, though guessed absent: no id taken
+    assert (b.highest_id(), b.get_many("fp", [1, 2, 3]), b.count("fp")) == (3, [1, 3, 2], 3)
+    assert (a.conflicts, b.conflicts) == (0, 0)
 
 
 def test_failed_func_writes_nothing_and_leaves_no_watch(stores: list[HashDBRedis]) -> None:
@@ -159,6 +264,7 @@ def test_failed_func_writes_nothing_and_leaves_no_watch(stores: list[HashDBRedis
 
 def test_a_read_only_transaction_never_sees_a_mix_of_states(stores: list[HashDBRedis]) -> None:
     a, b = stores
+    a.guess = False  # the WATCH path: a guess reads nothing until it commits
     first, second = 1, next(key for key in range(2, 100) if a._keys.locate("fp", key)[0] != a._keys.locate("fp", 1)[0])
     a.put_many("fp", [(first, 1), (second, 1)])
     calls = 0
@@ -312,3 +418,17 @@ def test_stats_and_size(redis_server: RedisServer, prefix: str) -> None:
     assert stats["store"] == f"HashDBRedis({redis_server.url}, prefix={prefix!r})"
     assert stats["fingerprints"] >= 5 * 5
     assert stats["store_bytes"] > 0
+
+
+def test_scripts_flushed_by_an_operator_are_loaded_again(stores: list[HashDBRedis], server: redis.Redis) -> None:
+    a, _ = stores
+    a.put("fp", 1, 1)
+    server.script_flush()
+    a.put("fp", 2, 2)  # the guess's APPLY: NOSCRIPT, loaded, sent again
+    server.script_flush()
+    a.guess = False
+    assert a.transaction(lambda view: view.get_many("fp", [1, 2, 3])) == [1, 2, None]  # the READ script
+    server.script_flush()
+    a.transaction(lambda view: view.put("fp", 3, 3))  # APPLY inside MULTI/EXEC
+    assert a.get_many("fp", [1, 2, 3]) == [1, 2, 3]
+    assert a.count("fp") == 3

@@ -13,7 +13,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from nshash.errors import (
@@ -30,6 +30,7 @@ from nshash.stores.base import HashDB
 from nshash.stores.redis_layout import (
     BUCKETS,
     FORMAT,
+    FORMATS,
     MEMORY_USAGE,
     Command,
     Keys,
@@ -37,26 +38,39 @@ from nshash.stores.redis_layout import (
     decode,
     hmgets,
     int_or_zero,
+    pack,
     plan_reads,
     pow2,
     values_read,
 )
-from nshash.stores.redis_view import RedisView
+from nshash.stores.redis_scripts import SCRIPTS, ScriptsGone
+from nshash.stores.redis_view import RedisView, Seed, run_guessed
 from nshash.stores.view import StoreView
 
 T = TypeVar("T")
 
 # Jitter for retries comes from its own generator so it never disturbs a user's seeded `random`.
 _JITTER = random.Random()
+#: Guesses a transaction makes: a second only when just the id counter moved (other clients took ids).
+_GUESSES = 2
+#: A client guesses while at least this share of its recent guesses were right,
+#: and otherwise on every _PROBE-th transaction.
+_GUESS_RATE = 0.25
+_PROBE = 8
 
 
 class HashDBRedis(HashDB):
     """A store in a Redis server, shared by every process that opens the same ``url`` and ``prefix``.
 
-    Each ``get_similar`` runs as one optimistic transaction (WATCH the buckets
-    it reads, MULTI/EXEC its writes, retried from scratch when another client
-    changed a watched bucket), so concurrent crawlers see the same clusters as
-    one process would and never get the same new id.
+    Each ``get_similar`` runs as one optimistic transaction, so concurrent
+    crawlers see the same clusters as one process would and never get the
+    same new id.  Its first attempt runs on a guess (each key holds what this
+    client last read or wrote there, up to :attr:`remember` values, else
+    nothing) and commits in one round trip with a script that writes only if
+    the guess still holds; when it does not, the reply holds the real values
+    (read under WATCH), the decision runs again on them and commits with
+    MULTI/EXEC, retried from scratch when another client changed a watched
+    bucket (see :meth:`transaction`).
 
     Args:
         url: ``redis://[:password@]host:port/db``, ``rediss://...`` (TLS) or
@@ -114,6 +128,12 @@ class HashDBRedis(HashDB):
 
     #: A forked child opens its own connection; the index lives in the server.
     fork_safe = True
+    #: Whether a transaction's first attempt guesses what the keys it reads
+    #: hold (one round trip when right); ``False`` reads first, always.
+    guess = True
+    #: Values a client remembers (what it last read or wrote) to guess with;
+    #: beyond, the oldest are forgotten (and guessed absent).  ~150 bytes each.
+    remember = 200_000
 
     def __init__(
         self,
@@ -146,6 +166,16 @@ class HashDBRedis(HashDB):
         self.max_conflicts = max_conflicts
         #: Transactions retried because another client changed what they read (for monitoring).
         self.conflicts = 0
+        #: First attempts committed on their guess, and guesses found wrong (for monitoring).
+        self.guessed_right = 0
+        self.guessed_wrong = 0
+        # Recent share of right guesses: guessing costs a run of the decision when
+        # wrong, so a client whose guesses keep failing (other clients write
+        # what it reads) mostly reads first, trying a guess now and then.
+        self._guess_rate = 1.0
+        # Likewise for ids taken from the counter read (rather than reserved with HINCRBY).
+        self._counter_rate = 1.0
+        self._transactions = 0
         try:
             self._url = _without_password(url)
             self._pool: Any = redis.ConnectionPool.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
@@ -159,17 +189,20 @@ class HashDBRedis(HashDB):
         # Everything but an error reply means the connection can no longer be trusted.
         self._connection_errors = (redis.RedisError, OSError)
         self._response_error: type[Exception] = redis.ResponseError
+        self._noscript_error: type[Exception] = redis.exceptions.NoScriptError
         self._connection: Any = None
         self._pid = os.getpid()
         # Set when the server may still hold WATCHes of a finished transaction;
         # an UNWATCH then rides along with the next command sent.
         self._stale_watch = False
+        self._scripts_loaded = False  # on this connection's server
+        self._known: dict[tuple[str, int], int] = {}  # see `remember`
         self._keys = Keys(prefix, BUCKETS if buckets is None else buckets)
         #: The index's identity token and the highest id this client has seen.
         self._identity: bytes | None = None
         self._high_water = 0
         try:
-            self._keys = Keys(prefix, self._open_index(buckets, bool(create)))
+            self._keys = Keys(prefix, *self._open_index(buckets, bool(create)))
         except BaseException:
             self._release()
             raise
@@ -214,22 +247,53 @@ class HashDBRedis(HashDB):
     def transaction(self, func: Callable[[StoreView], T]) -> T:
         """Run ``func(view)`` atomically across all clients of the index.
 
-        ``func`` may run more than once (after another client changed what it
-        read), so it must not have side effects beyond the view.
+        ``func`` may run more than once (on a guess first, then after another
+        client changed what it read), so it must not have side effects beyond
+        the view.  The first run guesses what the keys it reads hold (what
+        this client last saw, else absent:
+        :class:`~nshash.stores.redis_view.GuessView`) and commits in one round
+        trip if the guess was right; when wrong, the same reply holds the
+        real values and ``func`` runs again on them.
         """
         self._check_open()
         with self._lock:
-            attempt = 0
+            attempt = guesses = 0
+            seed: Seed | None = None
+            self._transactions += 1
+            probe = self._transactions % _PROBE == 0
+            guess = self.guess and (self._guess_rate >= _GUESS_RATE or probe)
+            predict = self._counter_rate >= _GUESS_RATE or probe
             while True:
-                view = RedisView(self)
+                if guess:
+                    guesses += 1
+                    try:
+                        right, result, seed = run_guessed(self, func)
+                    except ScriptsGone:
+                        continue
+                    if right:
+                        return cast(T, result)
+                    # Only the id counter moved (another client took ids): guess again, with the new counter.
+                    guess = seed is not None and seed.as_guessed and guesses < _GUESSES
+                    if guess:
+                        self._stale_watch, seed = True, None
+                        continue
+                view = RedisView(self, seed, predict=predict)
+                seed = None
                 try:
                     result = func(view)
                     committed = view.commit()
+                except ScriptsGone:
+                    self._stale_watch = self._stale_watch or view.watching
+                    continue
                 except BaseException:
                     self._stale_watch = self._stale_watch or view.watching
                     raise
+                if view.took_from_counter and (committed or view.id_conflict):
+                    self._counter_rate += (committed - self._counter_rate) / 8
                 if committed:
                     return result
+                # Ids taken from the counter again collide again under contention: reserve them (HINCRBY).
+                predict = predict and not view.id_conflict
                 self.conflicts += 1
                 attempt += 1
                 if attempt > self.max_conflicts:
@@ -240,9 +304,13 @@ class HashDBRedis(HashDB):
                 # Random backoff so clients that collided do not collide again.
                 time.sleep(_JITTER.uniform(0, min(0.05, 0.0001 * 2**attempt)))
 
+    def _commit_extras(self) -> list[Command]:
+        """Write commands (on one key each) that every commit also runs: none here; a subclass may log commits."""
+        return []
+
     # -- connection ------------------------------------------------------------
-    def _open_index(self, buckets: int | None, create: bool) -> int:
-        """Check (or create) the index's format marker and identity; return its bucket count."""
+    def _open_index(self, buckets: int | None, create: bool) -> tuple[int, bytes]:
+        """Check (or create) the index's format marker and identity; return its bucket count and format."""
         keys = self._keys
         fields = ("format", "buckets", "identity", "next_id", "lost")
         with self._lock:
@@ -269,7 +337,7 @@ class HashDBRedis(HashDB):
                         ("HMGET", keys.store, *fields),
                     ]
                 )[-1]
-        if found[0] != FORMAT:
+        if found[0] not in FORMATS:
             raise StoreCorruptError(f"{self.describe()}: keys under this prefix have format {found[0]!r}, not ours")
         try:
             stored = int(found[1])
@@ -288,14 +356,14 @@ class HashDBRedis(HashDB):
                 )[-1]
         self._identity = found[2]
         self._high_water = int_or_zero(found[3])
-        return stored
+        return stored, found[0]
 
     def _check_identity(self, found: list[Any]) -> None:
         """Refuse an index that is gone, another one, or older than this client has seen."""
         format_, identity, next_id, lost = found
         if lost is not None:
             self._raise_lost(lost.decode(errors="replace"), mark=False)
-        if format_ != FORMAT:
+        if format_ != self._keys.format:
             self._raise_lost(
                 "the index is gone from the server (restarted without persistence, flushed or its keys deleted)"
             )
@@ -331,17 +399,24 @@ class HashDBRedis(HashDB):
             self._connection = self._pool.make_connection()
             self._pid = os.getpid()
             self._stale_watch = False
+            self._scripts_loaded = False
         return self._connection
 
     def _roundtrip(self, commands: list[Command]) -> list[Any]:
         """Send ``commands`` in one pipeline; return their replies (errors raised after all are read)."""
-        unwatch = False
+        skip = 0
         try:
             conn = self._conn()  # a new connection has no stale WATCH to drop
             unwatch, self._stale_watch = self._stale_watch, False
             if unwatch:
                 commands = [("UNWATCH",), *commands]
-            conn.send_packed_command(conn.pack_commands(commands))
+                skip = 1
+            if not self._scripts_loaded and any(command[0] == "EVALSHA" for command in commands):
+                # Loaded in the same round trip as their first use (SCRIPT LOAD is idempotent).
+                commands = [*(("SCRIPT", "LOAD", script) for script in SCRIPTS), *commands]
+                skip += len(SCRIPTS)
+                self._scripts_loaded = True
+            conn.send_packed_command([pack(commands)])
             replies = []
             for _ in commands:
                 try:
@@ -359,14 +434,16 @@ class HashDBRedis(HashDB):
             # be taken for the answers to the next commands, so drop the connection.
             self._drop_connection()
             raise
-        if unwatch:
-            replies = replies[1:]
+        replies = replies[skip:]
         self._raise_first_error(replies)
         return replies
 
     def _raise_first_error(self, replies: list[Any]) -> None:
         for reply in replies:
             if isinstance(reply, Exception):
+                if isinstance(reply, self._noscript_error):
+                    self._scripts_loaded = False
+                    raise ScriptsGone(f"the Redis server at {self._server} forgot nshash's scripts") from reply
                 if "WRONGTYPE" in str(reply):
                     raise StoreCorruptError(
                         f"{self.describe()}: a key under this prefix holds data not written by nshash ({reply})"

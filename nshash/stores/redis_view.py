@@ -1,36 +1,244 @@
-"""The view a :class:`~nshash.stores.redis.HashDBRedis` transaction runs on: WATCHed reads, one MULTI/EXEC of writes."""
+"""The views a :class:`~nshash.stores.redis.HashDBRedis` transaction runs on.
+
+:class:`GuessView` is a transaction's first attempt: it sends nothing until
+the end, guessing that every key read holds what this client last saw there
+(absent if it saw nothing) and that the id counter is where it last saw it,
+then commits with one conditional write (the ``APPLY`` script) that checks
+the guess.  A new page (nothing found), and any page whose keys this client
+remembers, therefore costs one round trip.  When the guess was wrong, the
+same reply holds the real values, read under WATCH, and :class:`RedisView`
+decides again on them: WATCHed reads and one MULTI/EXEC of writes.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nshash.stores.redis_layout import IDENTITY_FIELDS, Command, count_field, decode, hmgets, plan_reads, values_read
-from nshash.stores.view import ViewBase, check_items, check_keys, check_table
+from nshash.errors import StoreError
+from nshash.stores.redis_layout import IDENTITY_FIELDS, Command, Keys, count_field, plan_reads
+from nshash.stores.redis_scripts import Program, read_command, read_values
+from nshash.stores.view import StoreView, ViewBase, check_items, check_keys, check_table
 
 if TYPE_CHECKING:
     from nshash.stores.redis import HashDBRedis
 
 
-class RedisView(ViewBase):
-    """What ``func`` sees inside :meth:`HashDBRedis.transaction`.
+class NotGuessable(StoreError):
+    """A first attempt needed something a guess cannot answer (the metadata); decide on real reads."""
 
-    Reads WATCH the buckets they read (a concurrent change then aborts the
-    commit) and are cached; writes are buffered and sent in one MULTI/EXEC
-    together with the tables' key counts.  Every transaction that read
-    something ends with EXEC, so each one, read-only or not, is serializable.
-    """
+
+@dataclass
+class Seed:
+    """What a wrong guess found: values read atomically under WATCH, for the next attempt."""
+
+    values: dict[tuple[str, int], int | None] = field(default_factory=dict)
+    watched: set[str] = field(default_factory=set)
+    #: Whether every key held what was guessed (so only the id counter or the identity was wrong).
+    as_guessed: bool = True
+
+
+def remember(store: HashDBRedis, values: Iterable[tuple[tuple[str, int], int | None]]) -> None:
+    """Note what keys hold (``None``: absent), for the store's next guesses (:attr:`HashDBRedis.remember`)."""
+    known = store._known
+    for place, value in values:
+        if value is None:
+            known.pop(place, None)
+        else:
+            known[place] = value
+    if len(known) > store.remember:
+        # Forget the oldest quarter at once (dicts keep insertion order): cheap per write.
+        for place in list(itertools.islice(known, len(known) - store.remember * 3 // 4)):
+            del known[place]
+
+
+def remember_writes(store: HashDBRedis, writes: dict[str, dict[int, int | None]]) -> None:
+    for table, items in writes.items():
+        remember(store, (((table, key), value) for key, value in items.items()))
+
+
+def _add_writes(
+    program: Program, keys: Keys, writes: dict[str, dict[int, int | None]], meta: dict[str, str], extras: list[Command]
+) -> None:
+    """The buffered writes as ``APPLY`` operations: one HSET/HDEL per bucket, counts kept by the script."""
+    for table, items in writes.items():
+        buckets: dict[str, tuple[list[bytes], list[int]]] = {}
+        gone: dict[str, list[bytes]] = {}
+        for key, value in items.items():
+            bucket, name = keys.locate(table, key)
+            if value is None:
+                gone.setdefault(bucket, []).append(name)
+            else:
+                names, values = buckets.setdefault(bucket, ([], []))
+                names.append(name)
+                values.append(value)
+        count = count_field(table)
+        for bucket, (names, values) in buckets.items():
+            program.hset(bucket, names, values, count)
+        for bucket, names in gone.items():
+            program.hdel(bucket, names, count)
+    if meta:
+        program.command(("HSET", keys.meta, *(part for item in meta.items() for part in item)))
+    for command in extras:
+        program.command(command)
+
+
+class _Buffer(ViewBase):
+    """Writes buffered until commit, and the checks every view applies."""
 
     def __init__(self, store: HashDBRedis) -> None:
         self._store = store
         self._keys = store._keys
-        self._values: dict[tuple[str, int], int | None] = {}  # what func sees: read or written
-        self._existed: dict[tuple[str, int], bool] = {}  # what the server had, for the counts
+        self._values: dict[tuple[str, int], int | None] = {}  # what func sees: read, guessed or written
         self._writes: dict[str, dict[int, int | None]] = {}  # None: delete
         self._meta_values: dict[str, str | None] = {}
         self._meta_writes: dict[str, str] = {}
+
+    def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
+        check_table(table)
+        writes = self._writes.setdefault(table, {})
+        for key, value in check_items(items):  # a bad key is rejected now, not at commit
+            writes[key] = self._values[table, key] = int(value)
+
+    def delete_many(self, table: str, keys: Sequence[int]) -> None:
+        check_table(table)
+        check_keys(keys)
+        writes = self._writes.setdefault(table, {})
+        for key in keys:
+            writes[key] = self._values[table, key] = None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._meta_writes[key] = self._meta_values[key] = value
+
+    def count(self, table: str) -> int:
+        """Keys in ``table`` as committed (like LevelDB's view, pending writes are not counted)."""
+        return self._store.count(table)
+
+    def _program(self) -> Program:
+        program = Program(self._keys.store)
+        _add_writes(program, self._keys, self._writes, self._meta_writes, self._store._commit_extras())
+        return program
+
+
+class GuessView(_Buffer):
+    """A first attempt on a guess: every key holds what this client last read or wrote there, else nothing.
+
+    The id counter is guessed where this client last saw it.  With one client
+    the guess is always right as long as the client remembers enough
+    (:attr:`HashDBRedis.remember`); with several, a key another client
+    changed makes the commit fail its check and the real values come back.
+    """
+
+    def __init__(self, store: HashDBRedis) -> None:
+        super().__init__(store)
+        # bucket -> (table, key, field, value guessed) read there
+        self._reads: dict[str, list[tuple[str, int, bytes, int | None]]] = {}
+        self._counter = store._high_water
+        self._ids = 0
+
+    def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
+        check_table(table)
+        check_keys(keys)
+        values = self._values
+        known = self._store._known
+        for key in keys:
+            if (table, key) not in values:
+                value = values[table, key] = known.get((table, key))
+                bucket, name = self._keys.locate(table, key)
+                self._reads.setdefault(bucket, []).append((table, key, name, value))
+        return [values[table, key] for key in keys]
+
+    def get_meta(self, key: str) -> str | None:
+        raise NotGuessable("metadata is read on real values")
+
+    def allocate_id(self) -> int:
+        self._ids += 1
+        return self._counter + self._ids
+
+    def commit(self) -> Seed | None:
+        """Write if the guess holds (``None``); else the values found instead, read under WATCH."""
+        store = self._store
+        program = Program(self._keys.store)
+        program.check_named(self._keys.store, ["format", "identity", "lost"], [self._keys.format, store._identity, ""])
+        if self._ids:  # the ids guessed are free only if nobody took ids since
+            program.check_named(self._keys.store, ["next_id"], [str(self._counter) if self._counter else ""])
+            program.command(("HSET", self._keys.store, "next_id", self._counter + self._ids))
+        else:  # other clients taking ids changes nothing here; a counter gone back means lost data
+            program.check_at_least(self._keys.store, "next_id", self._counter)
+        for bucket, reads in self._reads.items():
+            program.check(bucket, [name for _, _, name, _ in reads], [value for _, _, _, value in reads])
+        _add_writes(program, self._keys, self._writes, self._meta_writes, store._commit_extras())
+        if not self._reads and program.empty:
+            return None
+        watch: list[Command] = [("WATCH", *self._reads)] if self._reads else []
+        try:
+            reply = store._roundtrip([*watch, program.call()])[-1]
+            if reply[0] == 1:
+                if self._ids:
+                    store._check_new_id(self._counter + self._ids)
+                store._stale_watch = store._stale_watch or bool(watch)
+                remember_writes(store, self._writes)
+                return None
+            format_, identity, lost, counter = reply[1]
+            store._check_identity([format_, identity, counter, lost])
+        except BaseException:
+            store._stale_watch = store._stale_watch or bool(watch)
+            raise
+        seed = Seed(watched=set(self._reads))
+        guessed = (read for group in self._reads.values() for read in group)
+        for (table, key, _, guess), value in zip(guessed, read_values(reply[2])):
+            seed.values[table, key] = value
+            seed.as_guessed = seed.as_guessed and value == guess
+        remember(store, seed.values.items())
+        return seed
+
+
+def run_guessed(store: HashDBRedis, func: Callable[[StoreView], Any]) -> tuple[bool, Any, Seed | None]:
+    """Run ``func`` on a guess: ``(True, result, None)`` if committed, else the real values found (if any)."""
+    first = GuessView(store)
+    try:
+        result = func(first)
+    except Exception:
+        # Found in a guessed state, maybe not in the real one: decide on real reads.
+        return False, None, None
+    seed = first.commit()
+    right = seed is None
+    store._guess_rate += (right - store._guess_rate) / 8
+    if right:
+        store.guessed_right += 1
+        return True, result, None
+    store.guessed_wrong += 1
+    return False, None, seed
+
+
+class RedisView(_Buffer):
+    """What ``func`` sees inside :meth:`HashDBRedis.transaction` once a guess failed.
+
+    Reads WATCH the buckets they read (a concurrent change then aborts the
+    commit) and are cached; writes are buffered and sent in one MULTI/EXEC.
+    Every transaction that read something ends with EXEC, so each one,
+    read-only or not, is serializable.  ``seed``: values a failed guess read
+    under WATCH.
+    """
+
+    def __init__(self, store: HashDBRedis, seed: Seed | None = None, *, predict: bool = True) -> None:
+        super().__init__(store)
         self._watched: set[str] = set()
         self._checked = False
+        # The id counter as read with the identity: new ids are taken from it
+        # in the commit, which checks it did not move (no round trip of their own).
+        self._counter: int | None = None
+        self._predict = predict
+        self._ids = 0
+        #: Whether the commit failed because another client took ids meanwhile.
+        self.id_conflict = False
+        if seed is not None:
+            self._values.update(seed.values)
+            self._watched |= seed.watched
+            self._checked = True  # the guess's reply was checked
+            self._counter = store._high_water
 
     @property
     def watching(self) -> bool:
@@ -47,6 +255,7 @@ class RedisView(ViewBase):
         if not self._checked:
             self._checked = True
             self._store._check_identity(replies[0])
+            self._counter = self._store._high_water
             replies = replies[1:]
         return replies
 
@@ -58,29 +267,19 @@ class RedisView(ViewBase):
     def _fetch(self, table: str, keys: Iterable[int]) -> None:
         plan = plan_reads(self._keys, table, keys)
         watch = self._watch(plan)
-        replies = self._call([*watch, *hmgets(plan)])[len(watch) :]
-        for key, raw in values_read(plan, replies):
-            self._existed[table, key] = raw is not None
-            self._values.setdefault((table, key), decode(raw))
+        # One command and one string back, however many buckets and fields:
+        # redis-py's cost is per argument and per reply element.
+        values = read_values(self._call([*watch, read_command(plan)])[-1])
+        read = [(table, key) for group in plan.values() for key, _ in group]
+        remember(self._store, zip(read, values))
+        for place, value in zip(read, values):
+            self._values.setdefault(place, value)
 
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         missing = [key for key in dict.fromkeys(keys) if (table, key) not in self._values]
         if missing:
             self._fetch(table, missing)
         return [self._values[table, key] for key in keys]
-
-    def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
-        check_table(table)
-        writes = self._writes.setdefault(table, {})
-        for key, value in check_items(items):  # a bad key is rejected now, not at commit
-            writes[key] = self._values[table, key] = int(value)
-
-    def delete_many(self, table: str, keys: Sequence[int]) -> None:
-        check_table(table)
-        check_keys(keys)
-        writes = self._writes.setdefault(table, {})
-        for key in keys:
-            writes[key] = self._values[table, key] = None
 
     def get_meta(self, key: str) -> str | None:
         if key not in self._meta_values:
@@ -89,56 +288,44 @@ class RedisView(ViewBase):
             self._meta_values[key] = None if raw is None else raw.decode()
         return self._meta_values[key]
 
-    def set_meta(self, key: str, value: str) -> None:
-        self._meta_writes[key] = self._meta_values[key] = value
+    @property
+    def took_from_counter(self) -> bool:
+        """Whether the commit took ids from the counter read (and checked that it had not moved)."""
+        return bool(self._ids)
 
     def allocate_id(self) -> int:
+        if self._predict and self._counter is not None:
+            self._ids += 1
+            return self._counter + self._ids
         # Not watched and not part of the MULTI: HINCRBY is atomic by itself,
         # and an id taken by an attempt that is retried is simply never used.
         new_id = int(self._call([("HINCRBY", self._keys.store, "next_id", 1)])[0])
         self._store._check_new_id(new_id)
         return new_id
 
-    def count(self, table: str) -> int:
-        """Keys in ``table`` as committed (like LevelDB's view, pending writes are not counted)."""
-        return self._store.count(table)
-
     def commit(self) -> bool:
         """Send the buffered writes in one MULTI/EXEC; ``False`` if a watched key changed."""
-        for table, writes in self._writes.items():
-            # Blind writes (keys func never read): learn whether they are new, under WATCH.
-            unknown = [key for key in writes if (table, key) not in self._existed]
-            if unknown:
-                self._fetch(table, unknown)
-        commands: list[Command] = []
-        for table, writes in self._writes.items():
-            buckets: dict[str, list[Any]] = {}
-            gone: dict[str, list[bytes]] = {}
-            for key, value in writes.items():
-                bucket, field = self._keys.locate(table, key)
-                if value is None:
-                    gone.setdefault(bucket, []).append(field)
-                else:
-                    buckets.setdefault(bucket, []).extend((field, value))
-            commands.extend(("HSET", bucket, *pairs) for bucket, pairs in buckets.items())
-            commands.extend(("HDEL", bucket, *fields) for bucket, fields in gone.items())
-            existed = self._existed
-            added = sum(value is not None and not existed[table, key] for key, value in writes.items())
-            removed = sum(value is None and existed[table, key] for key, value in writes.items())
-            change = added - removed
-            if change:
-                commands.append(("HINCRBY", self._keys.store, count_field(table), change))
-        if self._meta_writes:
-            meta_pairs = [part for item in self._meta_writes.items() for part in item]
-            commands.append(("HSET", self._keys.meta, *meta_pairs))
-        if not commands and not self.watching:
+        program = self._program()
+        if self._ids and self._counter is not None:
+            counter = str(self._counter) if self._counter else ""
+            program.check_named(self._keys.store, ["next_id"], [counter])
+            program.command(("HSET", self._keys.store, "next_id", self._counter + self._ids))
+        if program.empty and not self.watching:
             return True
         # Also when there is nothing to write: an empty MULTI/EXEC checks that
         # no watched key changed between the reads, so what func saw (and
         # returns) was one consistent state, not a mix of before and after
-        # another client's commit.
-        result = self._call([("MULTI",), *commands, ("EXEC",)])[-1]
+        # another client's commit.  The writes go through APPLY, which counts
+        # the keys HSET really created (no read of blind writes beforehand).
+        writes = [] if program.empty else [program.call()]
+        result = self._call([("MULTI",), *writes, ("EXEC",)])[-1]
         if result is None:
             return False
         self._store._raise_first_error(result)
+        if writes and result[0][0] == 0:
+            self.id_conflict = True
+            return False
+        if self._ids and self._counter is not None:
+            self._store._check_new_id(self._counter + self._ids)
+        remember_writes(self._store, self._writes)
         return True
