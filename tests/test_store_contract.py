@@ -190,6 +190,7 @@ def test_reads_agree_with_a_dict_whatever_the_pattern(make_store: StoreFactory, 
             model.pop(key, None)
         everything = sorted(model)
         assert store.get_many("sketch", everything) == [model[key] for key in everything]
+        assert store.get_many("sketch", everything[::-1]) == [model[key] for key in everything[::-1]]
         assert store.get_many("fp", everything[:20]) == [None] * min(20, len(everything))
 
 
@@ -197,11 +198,14 @@ def _read_write_read(
     view: nshash.HashDB, model: dict[int, int], keys: list[int], items: list[tuple[int, int]], gone: list[int]
 ) -> None:
     """In one transaction: read ``keys``, write ``items``, delete ``gone``, read again (its own writes win)."""
-    assert view.get_many("sketch", keys) == [model.get(key) for key in keys]
+    # In key order too: runs of keys in one block (how a cluster's members are read).
+    for order in (keys, sorted(keys)):
+        assert view.get_many("sketch", order) == [model.get(key) for key in order]
     view.put_many("sketch", items)
     if gone:
         view.delete_many("sketch", gone)
     expected = {**model, **dict(items)}
     for key in gone:
         expected.pop(key, None)
-    assert view.get_many("sketch", keys) == [expected.get(key) for key in keys]
+    for order in (keys, sorted(keys)):
+        assert view.get_many("sketch", order) == [expected.get(key) for key in order]

@@ -99,7 +99,8 @@ class _Transaction(ViewBase):
         check_table(table)
         check_keys(keys)
         prefix, salt = _PREFIX[table], _SALT[table]
-        if len(keys) >= _SCAN_KEYS:
+        # A cluster's members come as runs of keys in one block; fingerprints are scattered.
+        if len(keys) >= _SCAN_KEYS and keys[0] >> _BLOCK_SHIFT == keys[_SCAN_KEYS - 1] >> _BLOCK_SHIFT:
             found = self._read_many(prefix, salt, keys)
             values = [found.get(key) for key in keys]
         else:

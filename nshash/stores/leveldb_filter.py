@@ -52,7 +52,7 @@ class KeyFilter:
         >>> f = KeyFilter()
         >>> f.add(table_salt(0), [42])
         >>> f.may_contain(table_salt(0), [42, 1 << 40])
-        [True, False]
+        [1, 0]
     """
 
     def __init__(
@@ -76,15 +76,13 @@ class KeyFilter:
         """Groups it holds before it should double (:data:`BITS_PER_GROUP` bits each)."""
         return (1 << self.log2_bits) // BITS_PER_GROUP
 
-    def may_contain(self, salt: int, keys: Sequence[int]) -> list[bool]:
-        """For each key, ``False`` if it was certainly never added (``True`` may be a false positive)."""
+    def may_contain(self, salt: int, keys: Sequence[int]) -> list[int]:
+        """For each key, 0 if it was certainly never added, else 1 (which may be a false positive)."""
         bits, s1, s2, bm, shift = self.bits, self._shift1, self._shift2, self._byte_mask, GROUP_SHIFT
         # One expression per key: this is on every read of every page.
         return [
-            bool(
-                bits[(h := (((key >> shift) ^ salt) * _MIX) & _MASK) >> s1] >> (h & 7) & 1
-                and bits[(h >> s2) & bm] >> ((h >> 3) & 7) & 1
-            )
+            bits[(h := (((key >> shift) ^ salt) * _MIX) & _MASK) >> s1] >> (h & 7) & 1
+            and bits[(h >> s2) & bm] >> ((h >> 3) & 7) & 1
             for key in keys
         ]
 
