@@ -296,8 +296,10 @@ class HashDBLeveldb(HashDB):
         try:
             # A bloom filter makes lookups of unseen fingerprints (most of them) skip disk reads.
             # A 64 MiB write buffer (LevelDB's default is 4) keeps the newest pages in
-            # memory and makes fewer level-0 files for every lookup to search: 1.3x
-            # the pages/s at 30,000 pages (benchmarks/results/leveldb_scale.md).
+            # memory and makes fewer level-0 files for every lookup to search: 1.1-1.3x
+            # the pages/s at 30,000 pages (one-off runs on a shared machine; 16 and 128
+            # MiB, or 1 KiB blocks, within the noise of 64).  An open replays up to that
+            # much log: 1.4 s for a store of 20,000 pages.
             return plyvel.DB(
                 str(self.path),
                 create_if_missing=create,
