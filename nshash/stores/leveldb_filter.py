@@ -26,6 +26,7 @@ import struct
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from nshash.errors import ArgumentError
 from nshash.stores.files import write_atomically
 
 #: Bits per group at the most, before the filter doubles: two probes give ~1.4% false positives there.
@@ -59,13 +60,13 @@ class KeyFilter:
         self, log2_bits: int = MIN_BITS.bit_length() - 1, groups: int = 0, bits: bytes | memoryview | None = None
     ) -> None:
         if not 10 <= log2_bits <= 40:
-            raise ValueError(f"log2_bits must be 10..40, got {log2_bits}")
+            raise ArgumentError(f"log2_bits must be 10..40, got {log2_bits}")
         self.log2_bits = log2_bits
         #: Groups added (each counted once, apart from false positives).
         self.groups = groups
         self.bits = bytearray(bits) if bits is not None else bytearray(1 << (log2_bits - 3))
         if len(self.bits) != 1 << (log2_bits - 3):
-            raise ValueError("filter bits do not match their size")
+            raise ArgumentError("filter bits do not match their size")
         # Byte index of each probe: the hash's top bits, then the bits below them.
         self._shift1 = 64 - (log2_bits - 3)
         self._shift2 = 64 - 2 * (log2_bits - 3)
