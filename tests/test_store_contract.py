@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 import nshash
@@ -168,3 +170,42 @@ def test_delete_removes_keys_and_counts(make_store: StoreFactory, store_kind: st
         reopened = make_store()
         assert reopened.get_many("fp", [1, 2, MAX_KEY]) == [None, None, None]
         assert reopened.count("fp") == 0
+
+
+def test_reads_agree_with_a_dict_whatever_the_pattern(make_store: StoreFactory, store_kind: str) -> None:
+    # A cluster's members are many keys in one block (LevelDB reads those with
+    # one scan), fingerprints are scattered; the last block ends at 2**64 - 1.
+    rng = random.Random(5)
+    model: dict[int, int] = {}
+    store = make_store()
+    blocks = [0, 77 << 8, MAX_KEY >> 8 << 8, rng.getrandbits(56) << 8]
+    for _ in range(12):
+        keys = [rng.choice(blocks) | rng.randrange(256) for _ in range(40)] + [rng.getrandbits(64) for _ in range(5)]
+        keys += [block | edge for block in blocks for edge in (0, 255)]
+        items = [(key, rng.randrange(-(2**63), 2**63)) for key in keys[::2]]
+        gone = [] if store_kind == "readme" else keys[1::7]  # the README's store cannot delete
+        store.transaction(lambda view, k=keys, i=items, g=gone: _read_write_read(view, model, k, i, g))
+        model.update(items)
+        for key in gone:
+            model.pop(key, None)
+        everything = sorted(model)
+        assert store.get_many("sketch", everything) == [model[key] for key in everything]
+        assert store.get_many("sketch", everything[::-1]) == [model[key] for key in everything[::-1]]
+        assert store.get_many("fp", everything[:20]) == [None] * min(20, len(everything))
+
+
+def _read_write_read(
+    view: nshash.HashDB, model: dict[int, int], keys: list[int], items: list[tuple[int, int]], gone: list[int]
+) -> None:
+    """In one transaction: read ``keys``, write ``items``, delete ``gone``, read again (its own writes win)."""
+    # In key order too: runs of keys in one block (how a cluster's members are read).
+    for order in (keys, sorted(keys)):
+        assert view.get_many("sketch", order) == [model.get(key) for key in order]
+    view.put_many("sketch", items)
+    if gone:
+        view.delete_many("sketch", gone)
+    expected = {**model, **dict(items)}
+    for key in gone:
+        expected.pop(key, None)
+    for order in (keys, sorted(keys)):
+        assert view.get_many("sketch", order) == [expected.get(key) for key in order]
