@@ -270,7 +270,8 @@ def packed_file(tmp_path: Path, tables: dict[str, object], next_id: int = 10) ->
         "tables": tables,
         "log_generation": 0,
     }
-    payload = pickle.dumps(state, protocol=5)
+    pickled = pickle.dumps(state, protocol=5)  # the arrays in the pickle itself: no out-of-band ones
+    payload = struct.pack("<QQ", len(pickled), 0) + pickled
     path.write_bytes(struct.pack("<8sIQI", b"NSHASHDB", 3, len(payload), zlib.crc32(payload)) + payload)
     return path
 
@@ -316,6 +317,17 @@ def test_a_damaged_version_3_file_is_refused_and_left_untouched(
     assert done.stdout.startswith("refused:"), done.stdout + done.stderr
     assert re.search(message, done.stdout), done.stdout
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(("layout", "message"), [((0, 1), "add up"), ((10**6, 0), "add up"), ((0, 99), "99 arrays")])
+def test_a_version_3_file_whose_layout_does_not_add_up_is_refused(
+    tmp_path: Path, layout: tuple[int, int], message: str
+) -> None:
+    path = tmp_path / "news.hashdb.pkl"
+    payload = struct.pack("<QQ", *layout) + b"\0" * 24
+    path.write_bytes(struct.pack("<8sIQI", b"NSHASHDB", 3, len(payload), zlib.crc32(payload)) + payload)
+    with pytest.raises(nshash.StoreCorruptError, match=message):
+        nshash.HashDBMemory(path)
 
 
 def test_a_version_3_file_in_the_other_byte_order_loads(tmp_path: Path) -> None:

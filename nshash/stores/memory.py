@@ -361,9 +361,9 @@ class HashDBMemory(HashDB):
             # The log first: if the file cannot be written, the log still has everything.
             self.commit()
             generation = self._generation + 1
-            header, payload = encode_state(self._meta, self._next_id, self._tables, generation)
+            parts = encode_state(self._meta, self._next_id, self._tables, generation)
             try:
-                write_atomically(self.path, lambda handle: (handle.write(header), handle.write(payload)))
+                write_atomically(self.path, lambda handle: [handle.write(part) for part in parts])
                 self._generation = generation
                 if self._journal is not None:
                     self._journal.restart(generation)

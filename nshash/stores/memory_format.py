@@ -14,6 +14,7 @@ million pages reload in well under a second.  All three are read.  The log's fra
 from __future__ import annotations
 
 import io
+import mmap
 import os
 import pickle
 import struct
@@ -37,6 +38,7 @@ _VERSION = 3
 _VERSIONS = (2, 3)
 _MAGIC = b"NSHASHDB"
 _FILE_HEADER = struct.Struct("<8sIQI")  # magic, version, payload length, crc32
+_LAYOUT = struct.Struct("<QQ")  # version 3: pickle length, number of out-of-band arrays
 _IDS_FORMAT = "nshash-ids-1"
 # A log entry of deletions names its table with this prefix (no table name starts with it).
 DELETED = "-"
@@ -51,10 +53,13 @@ class DataOnlyUnpickler(pickle.Unpickler):
 
 def encode_state(
     meta: dict[str, str], next_id: int, tables: Mapping[str, IntTable], generation: int
-) -> tuple[bytes, bytes]:
-    """The bytes of a store file, in two parts: header (magic, version, length, CRC-32), then the pickled state.
+) -> list[bytes | memoryview]:
+    """The parts of a store file, to be written in order: header (magic, version, length, CRC-32), then the payload.
 
-    Two parts: joining them would copy the whole file once more.
+    The payload of version 3: the pickle's length and the sizes of the arrays
+    (``<QQ`` and ``Q`` each), the pickled state, then the arrays' bytes, which
+    the pickle refers to out of band: they are written from the arrays
+    themselves and read back as views of the file, never copied on the way.
     """
     packed = {}
     for table, contents in tables.items():
@@ -76,8 +81,16 @@ def encode_state(
         "tables": packed,
         "log_generation": generation,
     }
-    payload = pickle.dumps(state, protocol=5)
-    return _FILE_HEADER.pack(_MAGIC, _VERSION, len(payload), zlib.crc32(payload)), payload
+    buffers: list[pickle.PickleBuffer] = []
+    pickled = pickle.dumps(state, protocol=5, buffer_callback=buffers.append)
+    arrays = [buffer.raw() for buffer in buffers]
+    layout = _LAYOUT.pack(len(pickled), len(arrays)) + struct.pack(f"<{len(arrays)}Q", *(a.nbytes for a in arrays))
+    parts: list[bytes | memoryview] = [layout, pickled, *arrays]
+    crc = 0
+    for part in parts:
+        crc = zlib.crc32(part, crc)
+    length = sum(len(part) if isinstance(part, bytes) else part.nbytes for part in parts)
+    return [_FILE_HEADER.pack(_MAGIC, _VERSION, length, crc), *parts]
 
 
 def load_state(path: Path) -> tuple[dict[str, str], int, int, dict[str, IntTable]]:
@@ -122,7 +135,7 @@ def _arrays(table: str, packed: Any) -> tuple[Sequence[int], Sequence[int]]:
     key_code, value_code, order, keys, values = packed
     if key_code != "Q" or value_code not in ("q", "i") or order not in ("little", "big"):
         raise ValueError(f"table {table!r} holds arrays of {key_code!r} and {value_code!r} in {order!r} byte order")
-    if not isinstance(keys, (bytes, bytearray)) or not isinstance(values, (bytes, bytearray)):
+    if not isinstance(keys, (bytes, bytearray, memoryview)) or not isinstance(values, (bytes, bytearray, memoryview)):
         raise TypeError(f"table {table!r}'s arrays are not bytes")
     found: list[Any] = []  # memoryviews cast to the array's type
     for code, raw in ((key_code, keys), (value_code, values)):
@@ -234,29 +247,32 @@ def _read(path: Path) -> dict[str, Any]:
     """The state dict in a store file, after checking its header and checksum."""
     try:
         with path.open("rb") as handle:
-            head = handle.read(_FILE_HEADER.size)
-            # The payload read apart from the header: slicing it off would copy it.
-            payload = handle.read()
+            size = os.fstat(handle.fileno()).st_size
+            # Mapped, not read: the arrays are used where the page cache has them, never copied.
+            data = memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b"")
     except OSError as exc:
         raise StoreCorruptError(f"cannot read nshash store {str(path)!r}: {exc.strerror or exc}") from exc
-    if head.startswith(_MAGIC):
-        if len(head) < _FILE_HEADER.size:
+    buffers: list[memoryview] = []
+    if bytes(data[: len(_MAGIC)]) == _MAGIC:
+        if len(data) < _FILE_HEADER.size:
             raise StoreCorruptError(f"{str(path)!r} is a truncated nshash memory store; it was left untouched")
-        _, version, length, crc = _FILE_HEADER.unpack_from(head)
+        _, version, length, crc = _FILE_HEADER.unpack_from(data)
         if version not in _VERSIONS:
             raise StoreCorruptError(
                 f"{str(path)!r} has store format version {version}; this nshash reads 1 to {_VERSION}"
             )
-        if len(payload) != length or zlib.crc32(payload) != crc:
+        body = data[_FILE_HEADER.size :]
+        if len(body) != length or zlib.crc32(body) != crc:
             raise StoreCorruptError(
                 f"{str(path)!r} fails its checksum (damaged on disk or truncated); it was left untouched: "
                 "restore it from a backup"
             )
         expected = version
+        payload = bytes(body) if version < 3 else _split(body, buffers, path)
     else:
-        payload, expected = head + payload, 1  # version 1: a bare pickle, without a checksum
+        payload, expected = bytes(data), 1  # version 1: a bare pickle, without a checksum
     try:
-        state = DataOnlyUnpickler(io.BytesIO(payload)).load()
+        state = DataOnlyUnpickler(io.BytesIO(payload), buffers=buffers).load()
     except Exception as exc:  # any unpickling failure means the file is not ours
         raise StoreCorruptError(
             f"{str(path)!r} is not a readable nshash memory store ({type(exc).__name__}: {exc}); "
@@ -270,6 +286,27 @@ def _read(path: Path) -> dict[str, Any]:
             f"{str(path)!r} has store format version {state.get('version')!r}; this nshash reads 1 to {_VERSION}"
         )
     return state
+
+
+def _split(body: memoryview, buffers: list[memoryview], path: Path) -> bytes:
+    """A version 3 payload's pickle; its arrays, views of ``body``, appended to ``buffers``."""
+    try:
+        pickled, count = _LAYOUT.unpack_from(body)
+        if count > 2 * len(TABLES):
+            raise ValueError(f"{count} arrays")
+        sizes = struct.unpack_from(f"<{count}Q", body, _LAYOUT.size)
+        start = _LAYOUT.size + 8 * count
+        end = start + pickled
+        if end + sum(sizes) != len(body):
+            raise ValueError("the sizes do not add up")
+    except (struct.error, ValueError, OverflowError) as exc:
+        raise StoreCorruptError(
+            f"{str(path)!r} is a damaged nshash memory store ({exc}); it was left untouched"
+        ) from exc
+    for size in sizes:
+        buffers.append(body[end : end + size])
+        end += size
+    return bytes(body[start : start + pickled])
 
 
 def check_table(table: Any, pairs: Any) -> None:
