@@ -107,13 +107,22 @@ def load_state(path: Path) -> tuple[dict[str, str], int, int, dict[str, IntTable
             meta, next_id, generation, pairs = check_state(state, path)
             return meta, next_id, generation, {table: table_from_dict(pairs.get(table, {})) for table in TABLES}
         meta, next_id, generation = _check_header_fields(state)
-        tables = {table: table_from_arrays(*_arrays(table, packed)) for table, packed in _packed(state).items()}
+        tables = {table: _table(table, *_arrays(table, packed)) for table, packed in _packed(state).items()}
         check_acyclic(tables["parent"])
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise StoreCorruptError(
             f"{str(path)!r} is a damaged nshash memory store ({exc}); it was left untouched"
         ) from exc
     return meta, next_id, generation, tables
+
+
+def _table(table: str, keys: Sequence[int], values: Sequence[int]) -> IntTable:
+    if len(keys) != len(values):
+        raise ValueError(f"table {table!r} has {len(keys)} keys but {len(values)} values")
+    found = table_from_arrays(keys, values)
+    if len(found) != len(keys):
+        raise ValueError(f"table {table!r} has a key twice")
+    return found
 
 
 def _packed(state: dict[str, Any]) -> dict[str, Any]:
@@ -233,8 +242,7 @@ def read_state(path: str | os.PathLike[str]) -> dict[str, Any]:
     if state["version"] >= 3:
         try:
             state["tables"] = {
-                table: dict(zip(*(list(numbers) for numbers in _arrays(table, packed))))
-                for table, packed in _packed(state).items()
+                table: dict(_table(table, *_arrays(table, packed)).items()) for table, packed in _packed(state).items()
             }
         except (KeyError, TypeError, ValueError) as exc:
             raise StoreCorruptError(

@@ -74,21 +74,19 @@ def new_table() -> IntTable:
 def table_from_arrays(keys: Sequence[int], values: Sequence[int]) -> IntTable:
     """A table of ``keys[i] -> values[i]``: native buffers (``'Q'`` keys, ``'q'``/``'i'`` values) for C.
 
+    The caller gives as many keys as values.  A key given twice: the C table
+    raises ``ValueError``, the dict keeps the last value (the caller compares lengths).
+
     Raises:
-        ValueError: a key given twice, or not as many keys as values.
-        TypeError: buffers of other types.
+        ValueError: (C) a key given twice, or not as many keys as values.
+        TypeError: (C) buffers of other types.
     """
     if speedups is not None:
         table: IntTable = speedups.Table(keys, values)
         return table
-    if len(keys) != len(values):
-        raise ValueError(f"{len(keys)} keys but {len(values)} values")
     # Equal values share one int object, as in a store built by writes (ids repeat).
     shared: dict[int, int] = {}
-    found = DictTable(zip(keys, [shared.setdefault(value, value) for value in values]))
-    if len(found) != len(keys):
-        raise ValueError("a key is given twice")
-    return found
+    return DictTable(zip(keys, [shared.setdefault(value, value) for value in values]))
 
 
 def table_from_dict(pairs: dict[int, int]) -> IntTable:
