@@ -189,6 +189,7 @@ setup(
                 "nshash/_chrome.h",
                 "nshash/_sentences.h",
                 "nshash/_verify.h",
+                "nshash/_inttable.h",
                 "nshash/sketch.py",
                 "nshash/decide.py",
                 "nshash/text.py",

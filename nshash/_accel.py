@@ -14,7 +14,7 @@ from types import ModuleType
 from nshash.errors import MissingDependencyError
 
 #: What this version of nshash calls in the compiled module.
-_NEEDED = ("sketch", "features")
+_NEEDED = ("sketch", "features", "Table")
 
 
 def _load() -> ModuleType | None:

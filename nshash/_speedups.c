@@ -18,6 +18,8 @@
  *       against each cluster's stored members (_verify.h).
  *   member_entries(line_keys, grams, slots) -> list: sketch.to_entries of a document.
  *   entry_keys(clusters, members) -> list | None: sketch.entry_keys of each.
+ *   Table: unsigned 64-bit keys -> signed 64-bit values in flat arrays, the
+ *       memory store's tables (_inttable.h).
  *
  * The Python functions are the specification; tests compare the two.  The
  * constants and tables come from the Python modules through
@@ -33,6 +35,7 @@
 #include "_markup.h"
 #include "_sentences.h"
 #include "_verify.h"
+#include "_inttable.h"
 
 static uint64_t prime_out;
 static PyObject *html_unescape; /* html.unescape, what text.strip_html calls on rare entities */ /* PRIME ** (GRAM - 1) mod 2**64 */
@@ -289,7 +292,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
         PyModule_AddIntConstant(m, "SLOTS", SLOTS) < 0 || PyModule_AddIntConstant(m, "GRAM", GRAM) < 0 ||
         PyModule_AddIntConstant(m, "SLOT_SHIFT", SLOT_SHIFT) < 0 ||
         PyModule_AddObject(m, "PRIME", PyLong_FromUnsignedLongLong(PRIME)) < 0 ||
-        PyModule_AddObject(m, "VERIFY", verify_constants()) < 0) {
+        PyModule_AddObject(m, "VERIFY", verify_constants()) < 0 || add_table_type(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

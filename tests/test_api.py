@@ -49,6 +49,12 @@ _CAUGHT_INSIDE = {
     ("nshash/stores/memory_format.py", "check_table"),
     ("nshash/stores/memory_format.py", "check_acyclic"),
     ("nshash/stores/memory_format.py", "read_reservation"),
+    # Caught in load_state and read_state, which raise StoreCorruptError.
+    ("nshash/stores/memory_format.py", "_check_header_fields"),
+    ("nshash/stores/memory_format.py", "_packed"),
+    ("nshash/stores/memory_format.py", "_arrays"),
+    ("nshash/stores/memory_format.py", "_table"),
+    ("nshash/stores/memory_format.py", "_split"),
     ("nshash/_accel.py", "_load"),
 }
 _BUILTIN_ERRORS = {

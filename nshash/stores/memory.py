@@ -1,4 +1,7 @@
-"""HashDBMemory: dicts in memory, pickled atomically to ``<name>.hashdb.pkl``, with a log between saves.
+"""HashDBMemory: tables in memory, saved atomically to ``<name>.hashdb.pkl``, with a log between saves.
+
+Each table is a flat C hash table of 64-bit keys and values (:mod:`.memory_table`;
+a dict with ``NSHASH_NO_SPEEDUPS=1``).
 
 Files of a store at ``news.hashdb.pkl``:
 
@@ -36,15 +39,16 @@ from nshash.stores.journal import Journal, read_log
 from nshash.stores.memory_format import (
     DELETED,
     check_acyclic,
-    check_state,
     decode_log_entry,
     encode_log_entry,
     encode_state,
+    load_state,
     log_file_path,
     read_reservation,
     read_state,
     write_reservation,
 )
+from nshash.stores.memory_table import IntTable, new_table
 from nshash.stores.view import TABLES, StoreView
 
 T = TypeVar("T")
@@ -128,7 +132,7 @@ class HashDBMemory(HashDB):
         self.path = Path(path) if path is not None else None
         self.save_every = save_every
         self.log_interval = log_interval if self.path is not None else None
-        self._tables: dict[str, dict[int, int]] = {table: {} for table in TABLES}
+        self._tables: dict[str, IntTable] = {table: new_table() for table in TABLES}
         self._meta: dict[str, str] = {}
         self._next_id = 1
         # Ids below this may have been handed out: it is on disk before they are.
@@ -200,16 +204,15 @@ class HashDBMemory(HashDB):
 
     # -- protocol ------------------------------------------------------------
     def _get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
-        get = self._tables[table].get
-        return list(map(get, keys))
+        return self._tables[table].get_many(keys)
 
     def _put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
         if self._journal is None:
-            self._tables[table].update(items)
+            self._tables[table].put_many(items)
             return
         pairs = items if isinstance(items, list) else list(items)
         with self._lock:
-            self._tables[table].update(pairs)
+            self._tables[table].put_many(pairs)
             pending = self._pending.get(table)
             if pending is None:
                 self._pending[table] = dict(pairs)
@@ -218,8 +221,7 @@ class HashDBMemory(HashDB):
 
     def _delete_many(self, table: str, keys: Sequence[int]) -> None:
         with self._lock:
-            pop = self._tables[table].pop
-            gone = [key for key in keys if pop(key, None) is not None]
+            gone = self._tables[table].delete_many(keys)
             if self._journal is not None and gone:
                 self._pending.setdefault(table, {}).update(dict.fromkeys(gone))
 
@@ -336,10 +338,9 @@ class HashDBMemory(HashDB):
         self._next_id = max(self._next_id, next_id)
         for table, pairs, deleted in entries:
             if deleted:
-                for key in pairs:
-                    self._tables[table].pop(key, None)
+                self._tables[table].delete_many(list(pairs))
             else:
-                self._tables[table].update(pairs)
+                self._tables[table].put_many(pairs.items())
 
     # -- persistence ---------------------------------------------------------
     def save(self) -> None:
@@ -360,9 +361,9 @@ class HashDBMemory(HashDB):
             # The log first: if the file cannot be written, the log still has everything.
             self.commit()
             generation = self._generation + 1
-            data = encode_state(self._meta, self._next_id, self._tables, generation)
+            parts = encode_state(self._meta, self._next_id, self._tables, generation)
             try:
-                write_atomically(self.path, lambda handle: handle.write(data))
+                write_atomically(self.path, lambda handle: [handle.write(part) for part in parts])
                 self._generation = generation
                 if self._journal is not None:
                     self._journal.restart(generation)
@@ -399,18 +400,10 @@ class HashDBMemory(HashDB):
             self._lock_file = None
 
     def _load(self, path: Path) -> None:
-        meta, next_id, generation, tables = check_state(read_state(path), path)
+        meta, next_id, generation, self._tables = load_state(path)
         self._meta = dict(meta)
         self._next_id = next_id
         self._generation = generation
-        # Pickle writes each value int separately; share equal ones again so a
-        # reloaded store is as small as a freshly built one.
-        shared: dict[int, int] = {}
-        self._tables = {
-            # .get: a store saved before a table existed simply has none of it.
-            table: {key: shared.setdefault(value, value) for key, value in tables.get(table, {}).items()}
-            for table in TABLES
-        }
 
     def describe(self) -> str:
         return f"HashDBMemory({str(self.path) if self.path else 'in memory'})"
