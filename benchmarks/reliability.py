@@ -163,11 +163,42 @@ def throughput(docs: list[str], **options: Any) -> float:
     return rate
 
 
+def log_cost(count: int, rounds: int = 5) -> str:
+    """The memory store's throughput without and with its log, as a sentence for the results."""
+    rng = random.Random(1)
+    base = [article(rng) for _ in range(count // 3)]
+    docs = [reprint(rng.choice(base), "edited", rng) if rng.random() < 0.4 else article(rng) for _ in range(count)]
+    # Interleaved rounds, medians: the machine is shared, so neighbours' load hits both alike.
+    measured = [(throughput(docs, log_interval=None), throughput(docs)) for _ in range(rounds)]
+    without = sorted(r[0] for r in measured)[rounds // 2]
+    with_log = sorted(r[1] for r in measured)[rounds // 2]
+    spread = ", ".join(f"{a:,.0f}/{b:,.0f}" for a, b in measured)
+    return (
+        f"{count} documents (40% edited reprints), median of {rounds} interleaved rounds: {without:,.0f} docs/s "
+        f"without the log (`log_interval=None`), {with_log:,.0f} docs/s with it (default, group commit every "
+        f"1 s): cost {1 - with_log / without:.1%}.  Rounds (without/with): {spread}."
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--docs", type=int, default=100000)
+    parser.add_argument("--log-only", action="store_true", help="only the log's cost, written to results/log_cost.md")
     args = parser.parse_args()
+    if args.log_only:
+        lines = [
+            "# Cost of the memory store's log",
+            "",
+            f"`python benchmarks/reliability.py --log-only --docs {args.docs}` on {platform.machine()}, "
+            f"{os.cpu_count()} cores shared with other jobs, Python {platform.python_version()}, C path, "
+            "default options.",
+            "",
+            log_cost(args.docs),
+        ]
+        (Path(__file__).resolve().parent / "results" / "log_cost.md").write_text("\n".join(lines) + "\n")
+        print("\n".join(lines))
+        return
     rows = []
     with tempfile.TemporaryDirectory() as tmp, RedisServer(Path(tmp), appendonly=True) as server:
         for hashdb in ("memory", "leveldb", "redis"):
@@ -186,15 +217,7 @@ def main() -> None:
             print(rows[-1], flush=True)
     detected, flips = memory_bit_flips(300)
     refused, complete, lossy = leveldb_damaged_logs(20)
-    rng = random.Random(1)
-    base = [article(rng) for _ in range(args.docs // 3)]
-    docs = [reprint(rng.choice(base), "edited", rng) if rng.random() < 0.4 else article(rng) for _ in range(args.docs)]
-    # Interleaved rounds, medians: the machine is shared, so neighbours' load hits both alike.
-    rounds = [(throughput(docs, log_interval=None), throughput(docs)) for _ in range(5)]
-    without = sorted(r[0] for r in rounds)[2]
-    with_log = sorted(r[1] for r in rounds)[2]
-    cost = 1 - with_log / without
-    spread = ", ".join(f"{a:,.0f}/{b:,.0f}" for a, b in rounds)
+    cost_line = log_cost(args.docs)
     lines = [
         "# Reliability trials (issue 13)",
         "",
@@ -218,9 +241,7 @@ def main() -> None:
         "",
         "## Cost of the memory store's log (C path, default options)",
         "",
-        f"{args.docs} documents (40% edited reprints), median of 5 interleaved rounds: {without:,.0f} docs/s "
-        f"without the log (`log_interval=None`), {with_log:,.0f} docs/s with it (default, group commit every "
-        f"1 s): cost {cost:.1%}.  Rounds (without/with): {spread}.",
+        cost_line,
     ]
     out = Path(__file__).resolve().parent / "results" / "reliability.md"
     out.write_text("\n".join(lines) + "\n")

@@ -13,11 +13,14 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nshash
 from nshash.stores.memory import read_state
@@ -111,6 +114,40 @@ def test_the_log_replays_to_exactly_the_live_tables(tmp_path: Path) -> None:
     nsh.close()
     with nshash.HashDBMemory(copy) as replayed:
         assert {table: dict(values) for table, values in replayed._tables.items()} == live
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.booleans(), st.lists(st.integers(0, 12), min_size=1, max_size=4), st.integers(1, 9), st.booleans()
+        ),
+        max_size=25,
+    )
+)
+def test_puts_and_deletions_of_one_key_in_one_frame_replay_to_the_last(
+    steps: list[tuple[bool, list[int], int, bool]],
+) -> None:
+    # A key written, deleted and written again between two commits (and the
+    # other way round) must replay to its last state, in C and in pure Python.
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        store = nshash.HashDBMemory(folder / "s.hashdb.pkl", log_interval=3600)
+        try:
+            for put, keys, value, commit in steps:
+                if put:
+                    store.put_many("fp", [(key, value + key) for key in keys])
+                else:
+                    store.delete_many("fp", keys)
+                if commit:
+                    store.commit()
+            store.commit()
+            live = dict(store._tables["fp"].items())
+            copy = files_as_they_are(folder, "s.hashdb.pkl")
+        finally:
+            store.close()
+        with nshash.HashDBMemory(copy) as replayed:
+            assert dict(replayed._tables["fp"].items()) == live
 
 
 def test_a_torn_last_frame_is_dropped_and_the_rest_kept(tmp_path: Path) -> None:

@@ -144,9 +144,13 @@ class HashDBMemory(HashDB):
         # The log: writes since the last commit.
         self._journal: Journal | None = None
         self._generation = 0
-        # Per table, each key's last write since the last commit (None: deleted): a
-        # frame holds a key once, so its puts and deletions replay in any order.
-        self._pending: dict[str, dict[int, int | None]] = {}
+        # Per table, the keys written since the last commit with their last value,
+        # and the keys deleted since: a key is in one of the two at most, so a
+        # frame's deletions and writes replay in either order.  Tables like the
+        # store's own (C when built): logging a page costs two C calls, not a
+        # Python dict entry per key.
+        self._pending: dict[str, IntTable] = {}
+        self._pending_deleted: dict[str, set[int]] = {}
         self._pending_meta: dict[str, str] = {}
         self._log_failure: BaseException | None = None
         self._logged_next_id = 1
@@ -215,15 +219,20 @@ class HashDBMemory(HashDB):
             self._tables[table].put_many(pairs)
             pending = self._pending.get(table)
             if pending is None:
-                self._pending[table] = dict(pairs)
-            else:
-                pending.update(pairs)
+                pending = self._pending[table] = new_table()
+            pending.put_many(pairs)
+            deleted = self._pending_deleted.get(table)
+            if deleted:
+                deleted.difference_update(key for key, _ in pairs)
 
     def _delete_many(self, table: str, keys: Sequence[int]) -> None:
         with self._lock:
             gone = self._tables[table].delete_many(keys)
             if self._journal is not None and gone:
-                self._pending.setdefault(table, {}).update(dict.fromkeys(gone))
+                pending = self._pending.get(table)
+                if pending is not None:
+                    pending.delete_many(gone)
+                self._pending_deleted.setdefault(table, set()).update(gone)
 
     def _get_meta(self, key: str) -> str | None:
         return self._meta.get(key)
@@ -309,17 +318,16 @@ class HashDBMemory(HashDB):
         """The writes since the last call, as one log frame (``None`` if there were none)."""
         pending, self._pending = self._pending, {}
         meta, self._pending_meta = self._pending_meta, {}
+        deleted, self._pending_deleted = self._pending_deleted, {}
         entries: list[tuple[str, Iterable[int], Iterable[int]]] = []
-        for table, changed in pending.items():
-            # A frame holds each key once, so deletions and writes replay in either order.
-            if None in changed.values():
-                gone = [key for key, value in changed.items() if value is None]
-                entries.append((DELETED + table, gone, [0] * len(gone)))
-                changed = {key: value for key, value in changed.items() if value is not None}
-            # The dict's views go straight into arrays: no list of pairs is made in
-            # the committing thread, which shares the GIL with the crawl.
-            if changed:
-                entries.append((table, changed.keys(), changed.values()))  # type: ignore[arg-type]
+        for table, gone in deleted.items():
+            if gone:
+                entries.append((DELETED + table, list(gone), [0] * len(gone)))
+        for table, written in pending.items():
+            if len(written):
+                # Two packed arrays straight from the table: no Python int a key
+                # in the committing thread, which shares the GIL with the crawl.
+                entries.append((table, *written.to_arrays()))
         if not entries and not meta and self._next_id == self._logged_next_id:
             return None
         self._logged_next_id = self._next_id

@@ -351,9 +351,16 @@ def check_acyclic(parent: Mapping[int, int] | IntTable) -> None:
 
 
 def _pack(table: str, keys: Iterable[int], values: Iterable[int]) -> tuple[str, bytes | list[int], bytes | list[int]]:
-    """A table's keys and values for the log: two native arrays' bytes (lists for ints that do not fit)."""
+    """A table's keys and values for the log: two native arrays' bytes (lists for ints that do not fit).
+
+    Arrays of a table's own (``'Q'`` keys, ``'i'``/``'q'`` values) are taken as they are.
+    """
     try:
-        return table, _tagged(array("Q", keys)), _tagged(array("q", values))
+        if not (isinstance(keys, array) and keys.typecode == "Q"):
+            keys = array("Q", keys)
+        if not (isinstance(values, array) and values.typecode in "iq"):
+            values = array("q", values)
+        return table, _tagged(keys), _tagged(values)
     except OverflowError:
         return table, list(keys), list(values)
 
