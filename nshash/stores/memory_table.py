@@ -63,6 +63,11 @@ class DictTable(dict[int, int]):
         return array("Q", self.keys()), values
 
 
+#: Whether tables refuse keys and values outside their ranges themselves (the C
+#: table does, before it changes anything; a dict takes any int).
+CHECKING_TABLES = speedups is not None
+
+
 def new_table() -> IntTable:
     """An empty table: C when the accelerator is there, else a :class:`DictTable`."""
     if speedups is not None:
