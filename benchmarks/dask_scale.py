@@ -265,7 +265,7 @@ def render(args: argparse.Namespace, chars: int, local: dict[str, Any], dask: di
         "",
         f"{dask['rss_before_mb']:,.0f} MB before the run + {per_page / 1024:.2f} KB a page x 1,000,000 = "
         f"**{million_gb:.2f} GB** (target: 2 GB). What grows a page is the run's in-memory index "
-        "(sentence keys and cluster members in the memory store's dicts: the same bytes a page as "
+        "(sentence keys and cluster members in the memory store's tables: the same bytes a page as "
         "local batch without its features) and 16 bytes of ids and 16 of the computed result; the "
         "features of one partition at a time come and go. The driver's bytes a page are therefore the "
         "memory store's: at 300 bytes a page it would be about "
