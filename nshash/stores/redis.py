@@ -132,7 +132,8 @@ class HashDBRedis(HashDB):
     #: hold (one round trip when right); ``False`` reads first, always.
     guess = True
     #: Values a client remembers (what it last read or wrote) to guess with;
-    #: beyond, the oldest are forgotten (and guessed absent).  ~150 bytes each.
+    #: beyond, the oldest are forgotten (and guessed absent).  ~176 bytes each
+    #: (measured on a dict of 200,000 (table, key) -> value): ~35 MB in all.
     remember = 200_000
 
     def __init__(
