@@ -33,18 +33,11 @@ typedef struct {
 
 static PyTypeObject TableType;
 
-static inline uint64_t table_mix(uint64_t v) {
-    v ^= v >> 33;
-    v *= 0xFF51AFD7ED558CCDULL;
-    v ^= v >> 33;
-    v *= 0xC4CEB9FE1A85EC53ULL;
-    return v ^ (v >> 33);
-}
-
 static inline int slot_used(const Table *t, Py_ssize_t i) { return (int)((t->used[i >> 6] >> (i & 63)) & 1); }
 static inline void set_used(Table *t, Py_ssize_t i) { t->used[i >> 6] |= 1ULL << (i & 63); }
 static inline void clear_used(Table *t, Py_ssize_t i) { t->used[i >> 6] &= ~(1ULL << (i & 63)); }
-static inline Py_ssize_t home_slot(const Table *t, uint64_t key) { return (Py_ssize_t)(table_mix(key) >> t->shift); }
+/* mix64 comes from _speedups.c, which includes this file after defining it. */
+static inline Py_ssize_t home_slot(const Table *t, uint64_t key) { return (Py_ssize_t)(mix64(key) >> t->shift); }
 
 static inline int64_t value_at(const Table *t, Py_ssize_t i) {
     return t->wide ? ((int64_t *)t->values)[i] : (int64_t)((int32_t *)t->values)[i];

@@ -35,11 +35,8 @@
 #include "_markup.h"
 #include "_sentences.h"
 #include "_verify.h"
-#include "_inttable.h"
 
-static uint64_t prime_out;
-static PyObject *html_unescape; /* html.unescape, what text.strip_html calls on rare entities */ /* PRIME ** (GRAM - 1) mod 2**64 */
-
+/* nshash.features.mix64: the 64-bit finaliser of MurmurHash3 (also the tables' slot hash). */
 static inline uint64_t mix64(uint64_t v) {
     v ^= v >> 33;
     v *= 0xFF51AFD7ED558CCDULL;
@@ -47,6 +44,11 @@ static inline uint64_t mix64(uint64_t v) {
     v *= 0xC4CEB9FE1A85EC53ULL;
     return v ^ (v >> 33);
 }
+
+#include "_inttable.h"
+
+static uint64_t prime_out;
+static PyObject *html_unescape; /* html.unescape, what text.strip_html calls on rare entities */ /* PRIME ** (GRAM - 1) mod 2**64 */
 
 static inline void offer(uint64_t *mins, uint64_t poly) {
     uint64_t value = mix64(poly);
