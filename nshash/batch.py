@@ -47,20 +47,17 @@ def new_index(options: dict[str, Any]) -> NSHash:
     return NSHash(None, **options)
 
 
-def assign_all(index: NSHash, features: Iterable[Features]) -> list[int]:
-    """Assign every document's features in order; return the raw ids."""
+def assign_all(index: NSHash, features: Iterable[Features]) -> Iterator[int]:
+    """Assign every document's features in order, yielding the raw ids as they are assigned."""
     assign = index._assign
     transaction = index.store.transaction
-    return [transaction(lambda view, f=f: assign(view, f)) for f in features]  # type: ignore[misc]
+    return (transaction(lambda view, f=f: assign(view, f)) for f in features)  # type: ignore[misc]
 
 
 def cluster_features(options: dict[str, Any], features: Iterable[Features]) -> list[int]:
     """The batch ids of the documents the features came from (the online rule, in order)."""
     index = new_index(options)
-    raw = array("Q")  # one 8-byte id a page, not a Python int object
-    assign, transaction = index._assign, index.store.transaction
-    for one in features:
-        raw.append(transaction(lambda view, f=one: assign(view, f)))  # type: ignore[misc]
+    raw = array("Q", assign_all(index, features))  # one 8-byte id a page, not a Python int object
     return final_ids(index, raw)
 
 

@@ -271,11 +271,6 @@ class SimHashOptions(StoredOptions):
             if not isinstance(self.idf, str) or not self.idf.startswith(IDF_DIGEST_PREFIX):
                 raise OptionError(f"idf must be an idf table's digest ({IDF_DIGEST_PREFIX}...) here, not {self.idf!r}")
 
-    @property
-    def tables(self) -> int:
-        """Bucket lookups per document: ``C(blocks, k)``."""
-        return math.comb(self.blocks or 0, self.k)
-
 
 # -- Shingles --------------------------------------------------------------------------
 
