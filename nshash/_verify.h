@@ -120,10 +120,12 @@ static double body_containment(const member *a, const member *b, Py_ssize_t chro
 static double trusted_containment(const member *a, const member *b, Py_ssize_t chrome) {
     double score = body_containment(a, b, chrome);
     Py_ssize_t smaller = a->grams < b->grams ? a->grams : b->grams, larger = a->grams < b->grams ? b->grams : a->grams;
-    if (larger >= SIZE_RATIO * (smaller > 1 ? smaller : 1) && (score < SIZE_RATIO_CONTAINMENT || smaller < SIZE_RATIO_GRAMS))
-        return 0.0;
     Py_ssize_t rest = smaller - chrome;
-    if (chrome > 0 && (double)rest >= EDGE_REST * (double)smaller)
+    int framed = chrome > 0 && (double)rest >= EDGE_REST * (double)smaller;
+    Py_ssize_t small = framed ? rest : smaller, large = framed ? larger - chrome : larger; /* without the shared frame */
+    if (large >= SIZE_RATIO * (small > 1 ? small : 1) && (score < SIZE_RATIO_CONTAINMENT || small < SIZE_RATIO_GRAMS))
+        return 0.0;
+    if (framed)
         score -= FRAME_ERRORS * containment_error(a, b) * (double)chrome / (double)rest;
     return score > 0.0 ? score : 0.0;
 }

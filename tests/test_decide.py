@@ -266,3 +266,34 @@ def test_copies_with_edited_site_frames_do_not_merge_a_sites_articles() -> None:
         stories.setdefault(similar_id, set()).add(label)
     assert max(len(found) for found in stories.values()) == 1
     assert len(stories) <= len(set(labels)) + 12  # and popular stories do not split
+
+
+
+
+def test_sizes_are_compared_without_the_shared_frame() -> None:
+    """A page of little more than its site's frame is "contained" in every article page of the site.
+
+    Whole, the two pages are of like size; without the frame one is a line
+    and the other an article: then, as between whole texts of sizes that far
+    apart, only an almost total containment of a long enough text counts.
+    """
+    from nshash.decide import SIZE_RATIO, trusted_containment
+    from nshash.sketch import EDGE_REST, body_containment
+
+    estimates = []
+    for seed in range(20):
+        rng = random.Random(seed)
+        frame = paragraph(rng, 4)
+        teaser = paragraph(rng, 2)  # the small page's own lines, which the article page has too
+        small = sketch(f"{frame} {teaser}")
+        article = " ".join(paragraph(rng, 4) for _ in range(3))
+        big = sketch(f"{frame} {teaser} {article}")
+        chrome = sketch(frame).grams
+        assert small.grams - chrome >= EDGE_REST * small.grams  # a frame with something left
+        assert big.grams < SIZE_RATIO * small.grams  # the whole texts' size rule does not apply
+        estimates.append(body_containment(small, big, chrome))
+        assert trusted_containment(small, big, chrome) == 0.0
+        # Bodies of like size in one frame are still compared.
+        copy = sketch(f"{frame} {teaser} {article[: len(article) // 3]}")
+        assert trusted_containment(copy, big, chrome) > 0.5
+    assert sum(estimates) / len(estimates) > 0.7  # the estimate alone would join them
