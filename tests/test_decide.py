@@ -268,8 +268,6 @@ def test_copies_with_edited_site_frames_do_not_merge_a_sites_articles() -> None:
     assert len(stories) <= len(set(labels)) + 12  # and popular stories do not split
 
 
-
-
 def test_sizes_are_compared_without_the_shared_frame() -> None:
     """A page of little more than its site's frame is "contained" in every article page of the site.
 
