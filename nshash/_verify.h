@@ -116,13 +116,14 @@ static double body_containment(const member *a, const member *b, Py_ssize_t chro
     return (body > 0.0 ? body : 0.0) / (double)rest;
 }
 
-/* decide.trusted_containment */
+/* decide.trusted_containment (a: the document, whose lines found the chrome) */
 static double trusted_containment(const member *a, const member *b, Py_ssize_t chrome) {
     double score = body_containment(a, b, chrome);
     Py_ssize_t smaller = a->grams < b->grams ? a->grams : b->grams, larger = a->grams < b->grams ? b->grams : a->grams;
     Py_ssize_t rest = smaller - chrome;
     int framed = chrome > 0 && (double)rest >= EDGE_REST * (double)smaller;
-    Py_ssize_t small = framed ? rest : smaller, large = framed ? larger - chrome : larger; /* without the shared frame */
+    int sized = framed && a->grams >= b->grams; /* the larger text found the frame: sizes without it */
+    Py_ssize_t small = sized ? rest : smaller, large = sized ? larger - chrome : larger;
     if (large >= SIZE_RATIO * (small > 1 ? small : 1) && (score < SIZE_RATIO_CONTAINMENT || small < SIZE_RATIO_GRAMS))
         return 0.0;
     if (framed)
