@@ -117,13 +117,14 @@ static double body_containment(const member *a, const member *b, Py_ssize_t chro
 }
 
 /* decide.trusted_containment (a: the document, whose lines found the chrome) */
-static double trusted_containment(const member *a, const member *b, Py_ssize_t chrome) {
+static double trusted_containment(const member *a, const member *b, Py_ssize_t chrome, int surrounded) {
     double score = body_containment(a, b, chrome);
     Py_ssize_t smaller = a->grams < b->grams ? a->grams : b->grams, larger = a->grams < b->grams ? b->grams : a->grams;
     Py_ssize_t rest = smaller - chrome;
     int framed = chrome > 0 && (double)rest >= EDGE_REST * (double)smaller;
     int sized = framed && a->grams >= b->grams; /* the larger text found the frame: sizes without it */
     Py_ssize_t small = sized ? rest : smaller, large = sized ? larger - chrome : larger;
+    if (chrome > 0 && !framed && surrounded && a->grams >= b->grams && larger - chrome > chrome) return 0.0;
     if (large >= SIZE_RATIO * (small > 1 ? small : 1) && (score < SIZE_RATIO_CONTAINMENT || small < SIZE_RATIO_GRAMS))
         return 0.0;
     if (framed)
@@ -136,12 +137,18 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
                            unsigned char *foot) {
     memset(d->frame, 0, (size_t)d->count);
     for (int m = 0; m < count; m++) chrome_lines(d, members[m].lines, head, foot);
+    /* decide.surrounds: a line with grams outside the frame, between its first and last lines */
+    Py_ssize_t first = 0, last = d->count - 1;
+    while (first < d->count && !d->frame[first]) first++;
+    while (last >= 0 && !d->frame[last]) last--;
+    int surrounded = 0;
+    for (Py_ssize_t i = first; i < last && !surrounded; i++) surrounded = !d->frame[i] && d->grams[i] > 0;
     double best = 0.0;
     for (int m = 0; m < count; m++) {
         Py_ssize_t chrome = 0;
         for (Py_ssize_t i = 0; i < d->count; i++)
             if (d->frame[i] && has_line(members[m].lines, d->keys[i])) chrome += d->grams[i];
-        double score = trusted_containment(doc, &members[m], chrome);
+        double score = trusted_containment(doc, &members[m], chrome, surrounded);
         if (score > best) best = score;
     }
     return best;

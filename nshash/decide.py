@@ -29,6 +29,7 @@ the same function and is tested against it).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from nshash._accel import speedups
@@ -180,11 +181,12 @@ def agrees(score: float, share: float, options: Options) -> bool:
     return share >= VOTED_SHARE and score >= options.verify_voted
 
 
-def trusted_containment(a: Sketch, b: Sketch, chrome: int) -> float:
+def trusted_containment(a: Sketch, b: Sketch, chrome: int, surrounded: bool = False) -> float:
     """:func:`~nshash.sketch.body_containment`, discounted where it means little.
 
     ``a`` is the text whose lines found the ``chrome`` grams of shared frame
-    (the document being decided).
+    (the document being decided); ``surrounded``: its frame lies around lines
+    of its own (see :func:`surrounds`).
 
     Leaving a shared frame out multiplies the estimate's error by the share of
     the smaller text that is not frame: for a short article in a long frame
@@ -203,6 +205,10 @@ def trusted_containment(a: Sketch, b: Sketch, chrome: int) -> float:
     # frame.  Seen from the smaller text, runs from both edges may be one
     # shared block (an article's text inside its full page): sizes stay whole.
     small, large = (rest, larger - chrome) if framed and a.grams >= b.grams else (smaller, larger)
+    if chrome > 0 and not framed and surrounded and a.grams >= b.grams and larger - chrome > chrome:
+        # The smaller text is all frame, and the frame is a header and footer
+        # around the larger page's own body: one page only if the body is not most of it.
+        return 0.0
     if large >= SIZE_RATIO * max(1, small) and (score < SIZE_RATIO_CONTAINMENT or small < SIZE_RATIO_GRAMS):
         return 0.0
     if framed:
@@ -222,11 +228,20 @@ def verify_score(features: Features, members: list[Member]) -> float:
     frame: set[int] = set()
     for member in members:
         frame |= chrome_lines(keys, grams, member.lines)
+    around = surrounds(frame, grams)
     best = 0.0
     for member in members:
         chrome = lines_in(keys, grams, frame, member.lines)
-        best = max(best, trusted_containment(features.sketch, member.sketch, chrome))
+        best = max(best, trusted_containment(features.sketch, member.sketch, chrome, around))
     return best
+
+
+def surrounds(frame: set[int], grams: Sequence[int]) -> bool:
+    """Whether the frame lines lie around a line of the document's own (one with grams): a header and a footer.
+
+    An article's text inside its full page is one shared block instead.
+    """
+    return bool(frame) and any(grams[i] > 0 and i not in frame for i in range(min(frame), max(frame) + 1))
 
 
 def members_score(features: Features, these: list[Member], those: list[Member]) -> float:

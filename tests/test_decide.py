@@ -301,3 +301,38 @@ def test_sizes_are_compared_without_the_shared_frame() -> None:
         copy = sketch(f"{frame} {teaser} {article[: len(article) // 3]}")
         assert trusted_containment(big, copy, chrome) > 0.5
     assert sum(estimates) / len(estimates) > 0.7  # the estimate alone would join them
+
+
+def test_a_page_of_only_its_sites_frame_does_not_collect_the_sites_articles() -> None:
+    """A section index whose links cleaning drops leaves its site's header and footer alone.
+
+    Every article page of the site has that frame around its own body, so
+    the index is all shared frame: "one page" only when the article's body
+    is not most of the article page.  An article's text inside its full page
+    is one shared block, not a frame around the page's own lines, and joins.
+    """
+    rng = random.Random(11)
+    header = ["Home > Open source > Article", paragraph(rng, 3)]  # a breadcrumb and a consent notice
+    footer = [paragraph(rng, 3), paragraph(rng, 3)]  # the legal notices
+    nsh = nshash.NSHash()
+    index = nsh.add("\n".join(["Section index", *header, *footer]))
+    articles = [
+        nsh.add("\n".join([f"Story {n}", *header, *(paragraph(rng, 4) for _ in range(4)), *footer])) for n in range(4)
+    ]
+    assert index.is_new and all(match.is_new for match in articles)
+    assert len({index.similar_id, *(match.similar_id for match in articles)}) == 5
+    # The article's text first, then its full page: other stories above it, more than the article.
+    article = [paragraph(rng, 4) for _ in range(3)]
+    text = nsh.add("\n".join(article))
+    full = nsh.add("\n".join(["The story", *(paragraph(rng, 5) for _ in range(5)), *article]))
+    assert full.similar_id == text.similar_id
+
+
+def test_surrounds_tells_a_frame_from_one_shared_block() -> None:
+    from nshash.decide import surrounds
+
+    grams = [5, 40, 300, 300, 40, 0, 30]
+    assert surrounds({0, 1, 4, 6}, grams)  # a header and a footer around the page's own lines
+    assert not surrounds({2, 3, 4}, grams)  # one block
+    assert not surrounds({4, 6}, grams)  # only a line without grams between
+    assert not surrounds(set(), grams)
