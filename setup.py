@@ -26,7 +26,11 @@ VERIFY = {
         *("_SLOT_BITS", "EDGE_REST", "BLOOM_BITS", "_BLOOM_PROBES", "_PROBE_BITS", "_LIST_LINES", "_LIST_GRAMS"),
         *("_GAP_GRAMS", "MAX_MEMBERS", "_CLUSTER_SHIFT", "_MEMBER_SHIFT"),
     ),
-    "decide": ("SIZE_RATIO", "SIZE_RATIO_CONTAINMENT", "SIZE_RATIO_GRAMS", "FRAME_ERRORS"),
+    "decide": (
+        *("SIZE_RATIO", "SIZE_RATIO_CONTAINMENT", "SIZE_RATIO_GRAMS", "FRAME_ERRORS"),
+        *("BODY_MIN_GRAMS", "BODY_SIZE_RATIO", "BODY_ERRORS"),
+    ),
+    "boilerplate": ("UNSEEN",),
 }
 CHROME = ("CHROME_MIN_LINES", "CHROME_SHORT", "CHROME_SEGMENTS", "CHROME_RUN", "WRAP_MIN", "CHROME_KEEP")
 
@@ -192,6 +196,7 @@ setup(
                 "nshash/_inttable.h",
                 "nshash/sketch.py",
                 "nshash/decide.py",
+                "nshash/boilerplate.py",
                 "nshash/text.py",
                 "nshash/fingerprint.py",
                 "nshash/data/t2s.txt",

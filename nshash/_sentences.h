@@ -88,6 +88,18 @@ static int add_piece(pieces *list, Py_ssize_t start, Py_ssize_t len, Py_ssize_t 
     return 0;
 }
 
+/* Features.line_ends being filled: an array('I') (or 'q') buffer. */
+typedef struct {
+    void *buf;
+    int wide;
+    Py_ssize_t count;
+} line_ends;
+
+static inline void put_end(line_ends *ends, Py_ssize_t end) {
+    if (ends->wide) ((int64_t *)ends->buf)[ends->count++] = (int64_t)end;
+    else ((uint32_t *)ends->buf)[ends->count++] = (uint32_t)end;
+}
+
 static inline Py_ssize_t pair_delimiter(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i, const Py_UCS4 *pairs, int count) {
     for (int k = 0; k + 1 < count; k += 2)
         if (s[i] == pairs[k] && i + 1 < n && s[i + 1] == pairs[k + 1]) return 1;
@@ -100,14 +112,17 @@ static inline Py_ssize_t pair_delimiter(const Py_UCS4 *s, Py_ssize_t n, Py_ssize
  * when normalize), and the pieces of at least min_len characters are listed.
  * The specification's replacements run one after another; one pass equals
  * them because no replacement makes or breaks another's match (setup.py
- * checks the delimiters for that).
+ * checks the delimiters for that).  ends: where each line that keyed[j]
+ * marks (j: the line's index in the text) ends in the whole text (a line
+ * break is always a cut).
  */
-static int split_pieces(Py_UCS4 *s, Py_ssize_t *len, int split, int normalize, Py_ssize_t min_len, pieces *out) {
+static int split_pieces(Py_UCS4 *s, Py_ssize_t *len, int split, int normalize, Py_ssize_t min_len, pieces *out,
+                        const unsigned char *keyed, line_ends *ends) {
     static const Py_UCS4 *const pairs[] = {delims_default_pair, delims_design_pair, delims_original_pair};
     static const int pair_counts[] = {N_DELIMS_DEFAULT_PAIR, N_DELIMS_DESIGN_PAIR, N_DELIMS_ORIGINAL_PAIR};
     unsigned delim = (unsigned)C_DELIM << split;
     int cjk_dot = split == 0; /* _CJK_DOT_RE: a '.' after CJK text ends a sentence ('default' only) */
-    Py_ssize_t n = *len, r = 0, w = 0, start = 0, index = 0;
+    Py_ssize_t n = *len, r = 0, w = 0, start = 0, index = 0, text_line = 0;
     Py_UCS4 previous = 0; /* the character before s[r] as it was, for the look-behind */
     while (r < n) {
         Py_UCS4 c = s[r];
@@ -119,6 +134,7 @@ static int split_pieces(Py_UCS4 *s, Py_ssize_t *len, int split, int normalize, P
             step = 2;
         }
         if (cut) {
+            if (c == '\n' && keyed[text_line++]) put_end(ends, w);
             if (w > start) {
                 if (w - start >= min_len && add_piece(out, start, w - start, index) < 0) return -1;
                 index++;
@@ -131,6 +147,7 @@ static int split_pieces(Py_UCS4 *s, Py_ssize_t *len, int split, int normalize, P
         r += step;
     }
     if (w > start && w - start >= min_len && add_piece(out, start, w - start, index) < 0) return -1;
+    if (keyed[text_line]) put_end(ends, w);
     *len = w;
     return 0;
 }
@@ -234,8 +251,10 @@ static Py_ssize_t line_chars(const Py_UCS4 *s, Py_ssize_t r, Py_ssize_t end) {
  * Fingerprinter._lines: 32-bit keys and gram counts of the clean text's lines
  * (normalize_line), as array('I') and array('I') (array('q') when a line has
  * more grams than 32 bits hold).  Counted first, so each array is made at its size.
+ * *keyed: 1 for each of the text's lines that is keyed, else 0 (PyMem_Raw; the caller frees it).
  */
-static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **keys, PyObject **grams) {
+static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **keys, PyObject **grams,
+                     unsigned char **keyed) {
     Py_ssize_t count = 0, most = 0;
     for (Py_ssize_t r = 0, end = 0; r < n; r = end + 1) {
         for (end = r; end < n && s[end] != '\n';) end++;
@@ -254,8 +273,16 @@ static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **ke
     }
     int failed = key_view.itemsize != 4 || gram_view.itemsize != (wide ? 8 : 4);
     if (failed) PyErr_SetString(PyExc_SystemError, "array('I') does not hold 32 bits on this platform");
-    Py_ssize_t line = 0;
+    Py_ssize_t text_lines = 1;
+    for (Py_ssize_t i = 0; i < n; i++) text_lines += s[i] == '\n';
+    *keyed = PyMem_RawCalloc((size_t)text_lines, 1);
+    if (*keyed == NULL && !failed) {
+        PyErr_NoMemory();
+        failed = 1;
+    }
+    Py_ssize_t line = 0, text_line = -1;
     for (Py_ssize_t r = 0, end = 0; r < n && !failed; r = end + 1) {
+        text_line++;
         for (end = r; end < n && s[end] != '\n';) end++;
         unsigned char *o = reserve(buf, LINE_MARK_LEN + 4 * (size_t)(end - r));
         if (o == NULL) {
@@ -275,6 +302,7 @@ static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **ke
         ((uint32_t *)key_view.buf)[line] = (uint32_t)(fingerprint64(o, (size_t)(p - o)) & 0xFFFFFFFFULL);
         if (wide) ((int64_t *)gram_view.buf)[line] = (int64_t)gram_count;
         else ((uint32_t *)gram_view.buf)[line] = (uint32_t)gram_count;
+        (*keyed)[text_line] = 1;
         line++;
     }
     PyBuffer_Release(&key_view);

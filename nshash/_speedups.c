@@ -5,8 +5,8 @@
  *       nshash.sketch.sketch_python's result as a tuple: the number of
  *       character 5-grams and one byte per slot.
  *   features(text, split, normalize, chrome, fold, k, min_len, anchor, anchor_latin)
- *       -> (keys, positions, doc_key, grams, slots, line_keys, line_grams) | None
- *       (line_keys, line_grams: array('I'), see Fingerprinter._lines)
+ *       -> (keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends) | None
+ *       (line_keys, line_grams, line_ends: array('I'), see Fingerprinter._lines)
  *       nshash.fingerprint.Fingerprinter.features_python's result for
  *       hashfunc 'farmhash' (split: 0 'default', 1 'design', 2 'original';
  *       k = n + extra), in one call.  None when the document needs what the
@@ -179,9 +179,10 @@ static int unescape(Py_UCS4 **s, Py_ssize_t *len, Py_ssize_t *capacity) {
 static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
-    PyObject *text = args[0], *result = NULL, *lkeys = NULL, *lgrams = NULL;
+    PyObject *text = args[0], *result = NULL, *lkeys = NULL, *lgrams = NULL, *whole = NULL, *lends = NULL;
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), capacity = n + 1;
     Py_UCS4 *s = PyMem_RawMalloc((size_t)capacity * sizeof(Py_UCS4));
+    unsigned char *keyed = NULL;
     scratch buf = {NULL, 0};
     pieces list = {NULL, 0, 0};
     if (s == NULL) return PyErr_NoMemory();
@@ -199,9 +200,19 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (o.chrome && drop_chrome(s, &n) < 0) goto done;
     if (o.fold)
         for (Py_ssize_t i = 0; i < n; i++) s[i] = fold_char(s[i]);
-    if (line_keys(s, n, &buf, &lkeys, &lgrams) < 0) goto done;
+    if (line_keys(s, n, &buf, &lkeys, &lgrams, &keyed) < 0) goto done;
+    /* Features.line_ends: where each keyed line ends in the whole text, filled by split_pieces. */
+    Py_ssize_t keyed_count = PyObject_Length(lkeys);
+    if (keyed_count < 0) goto done;
+    Py_buffer ends_view;
+    line_ends ends = {NULL, n > (Py_ssize_t)UINT32_MAX, 0};
+    lends = new_array(ends.wide ? "q" : "I", keyed_count, &ends_view);
+    if (lends == NULL) goto done;
+    ends.buf = ends_view.buf;
     /* The clean text becomes the whole normalised text; the lines were keyed first. */
-    if (split_pieces(s, &n, o.split, o.normalize, o.min_len, &list) < 0) goto done;
+    int split_failed = split_pieces(s, &n, o.split, o.normalize, o.min_len, &list, keyed, &ends) < 0;
+    PyBuffer_Release(&ends_view);
+    if (split_failed) goto done;
     unsigned char slots[SLOTS];
     if (n == 0) { /* as features_python: no lines either */
         Py_buffer none;
@@ -210,10 +221,18 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
         Py_SETREF(lgrams, lkeys == NULL ? NULL : new_array("I", 0, &none));
         if (lgrams == NULL) goto done;
         PyBuffer_Release(&none);
+        Py_SETREF(lends, new_array("I", 0, &none));
+        if (lends == NULL) goto done;
+        PyBuffer_Release(&none);
         memset(slots, 0, SLOTS);
-        result = Py_BuildValue("([][]Oiy#OO)", Py_None, 0, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams);
+        result = Py_BuildValue("([][]Oiy#OOsO)", Py_None, 0, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams,
+                               "", lends);
         goto done;
     }
+    PyMem_RawFree(keyed);
+    keyed = NULL;
+    whole = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, s, n);
+    if (whole == NULL) goto done;
     uint64_t keys[256];
     Py_ssize_t positions[128];
     int count = rank_and_key(s, &list, o.k, o.anchor, o.anchor_latin, &buf, keys, positions);
@@ -223,11 +242,15 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     uint64_t doc_key = hash_text(&buf, doc_prefix, DOC_PREFIX_LEN, s, n, &failed);
     if (failed) goto done;
     Py_ssize_t grams = sketch_of(PyUnicode_4BYTE_KIND, s, n, slots);
-    result = Py_BuildValue("(NNKny#OO)", list_of_keys(keys, 2 * count), list_of_sizes(positions, count),
-                           (unsigned long long)doc_key, grams, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams);
+    result = Py_BuildValue("(NNKny#OOOO)", list_of_keys(keys, 2 * count), list_of_sizes(positions, count),
+                           (unsigned long long)doc_key, grams, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams,
+                           whole, lends);
 done:
     Py_XDECREF(lkeys);
     Py_XDECREF(lgrams);
+    Py_XDECREF(whole);
+    Py_XDECREF(lends);
+    PyMem_RawFree(keyed);
     PyMem_RawFree(s);
     PyMem_RawFree(buf.data);
     PyMem_RawFree(list.items);

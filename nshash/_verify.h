@@ -132,43 +132,6 @@ static double trusted_containment(const member *a, const member *b, Py_ssize_t c
     return score > 0.0 ? score : 0.0;
 }
 
-/* decide.verify_score: the document (its sketch in *doc) against count members. */
-static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
-                           unsigned char *foot) {
-    memset(d->frame, 0, (size_t)d->count);
-    for (int m = 0; m < count; m++) chrome_lines(d, members[m].lines, head, foot);
-    /* decide.surrounds: a line with grams outside the frame, between its first and last lines */
-    Py_ssize_t first = 0, last = d->count - 1;
-    while (first < d->count && !d->frame[first]) first++;
-    while (last >= 0 && !d->frame[last]) last--;
-    int surrounded = 0;
-    for (Py_ssize_t i = first; i < last && !surrounded; i++) surrounded = !d->frame[i] && d->grams[i] > 0;
-    double best = 0.0;
-    for (int m = 0; m < count; m++) {
-        Py_ssize_t chrome = 0;
-        for (Py_ssize_t i = 0; i < d->count; i++)
-            if (d->frame[i] && has_line(members[m].lines, d->keys[i])) chrome += d->grams[i];
-        double score = trusted_containment(doc, &members[m], chrome, surrounded);
-        if (score > best) best = score;
-    }
-    return best;
-}
-
-/* sketch.from_entries: 1 and *out filled, 0 when the member is not stored (an entry is None), -1 on error. */
-static int read_member(PyObject *const *entries, member *out) {
-    long long words[ENTRIES];
-    for (int i = 0; i < ENTRIES; i++) {
-        if (entries[i] == Py_None) return 0;
-        words[i] = PyLong_AsLongLong(entries[i]);
-        if (words[i] == -1 && PyErr_Occurred()) return -1;
-    }
-    out->grams = (Py_ssize_t)words[0];
-    for (int w = 0; w < SLOT_WORDS; w++)
-        for (int b = 0; b < 8; b++) out->slots[8 * w + b] = (unsigned char)((uint64_t)words[1 + w] >> (8 * b));
-    for (int w = 0; w < BLOOM_WORDS; w++) out->lines[w] = (uint64_t)words[1 + SLOT_WORDS + w];
-    return 1;
-}
-
 /*
  * A sequence of ints read in place: the line keys and grams come as
  * array('I') (or 'q'), read through their buffer, so a page of millions of
@@ -218,6 +181,93 @@ static void close_ints(int_seq *s) {
     if (s->wide >= 0) PyBuffer_Release(&s->view);
     Py_XDECREF(s->fast);
 }
+
+static Py_ssize_t sketch_of(int kind, const void *data, Py_ssize_t n, unsigned char *out); /* _speedups.c */
+
+/* The document's whole text, where its lines end in it (Features.whole, line_ends) and its known lines. */
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t length;
+    int_seq ends;         /* per line, read in place */
+    unsigned char *known; /* per line: decide.known_lines */
+    unsigned char *drop;  /* per line */
+    Py_UCS4 *scratch;     /* length + 1 code points */
+} doc_text;
+
+/* decide.body_score */
+static double body_score(const member *body, const member *other) {
+    Py_ssize_t small = body->grams < other->grams ? body->grams : other->grams;
+    Py_ssize_t large = body->grams < other->grams ? other->grams : body->grams;
+    if (body->grams < BODY_MIN_GRAMS || (double)large >= BODY_SIZE_RATIO * (double)small) return 0.0;
+    double score = containment(body, other) - BODY_ERRORS * containment_error(body, other);
+    return score > 0.0 ? score : 0.0;
+}
+
+/* decide.body_sketch: the whole text without the lines t->drop marks, sketched into *body. */
+static void body_sketch(const doc_lines *d, doc_text *t, member *body) {
+    Py_ssize_t w = 0, start = 0;
+    for (Py_ssize_t i = 0; i <= d->count; i++) {
+        Py_ssize_t end = t->length;
+        if (i < d->count) int_at(&t->ends, i, NULL, &end); /* read_text checked every end */
+        if (i == d->count || !t->drop[i])
+            for (Py_ssize_t r = start; r < end; r++) t->scratch[w++] = PyUnicode_READ(t->kind, t->data, r);
+        start = end;
+    }
+    body->grams = sketch_of(PyUnicode_4BYTE_KIND, t->scratch, w, body->slots);
+}
+
+/* decide.verify_score: the document (its sketch in *doc) against count members; t->known: decide.known_lines. */
+static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
+                           unsigned char *foot, doc_text *t) {
+    memset(d->frame, 0, (size_t)d->count);
+    for (int m = 0; m < count; m++) chrome_lines(d, members[m].lines, head, foot);
+    /* decide.surrounds: a line with grams outside the frame, between its first and last lines */
+    Py_ssize_t first = 0, last = d->count - 1;
+    while (first < d->count && !d->frame[first]) first++;
+    while (last >= 0 && !d->frame[last]) last--;
+    int surrounded = 0;
+    for (Py_ssize_t i = first; i < last && !surrounded; i++) surrounded = !d->frame[i] && d->grams[i] > 0;
+    double best = 0.0;
+    for (int m = 0; m < count; m++) {
+        Py_ssize_t chrome = 0;
+        for (Py_ssize_t i = 0; i < d->count; i++)
+            if (d->frame[i] && has_line(members[m].lines, d->keys[i])) chrome += d->grams[i];
+        double score = trusted_containment(doc, &members[m], chrome, surrounded);
+        if (score > best) best = score;
+    }
+    /* The known lines and the frame are left out of a second sketch. */
+    int dropped = 0;
+    for (Py_ssize_t i = 0; i < d->count; i++) {
+        t->drop[i] = (unsigned char)(d->frame[i] || t->known[i]);
+        dropped |= t->drop[i];
+    }
+    if (dropped && count > 0) {
+        member body;
+        body_sketch(d, t, &body);
+        for (int m = 0; m < count; m++) {
+            double score = body_score(&body, &members[m]);
+            if (score > best) best = score;
+        }
+    }
+    return best;
+}
+
+/* sketch.from_entries: 1 and *out filled, 0 when the member is not stored (an entry is None), -1 on error. */
+static int read_member(PyObject *const *entries, member *out) {
+    long long words[ENTRIES];
+    for (int i = 0; i < ENTRIES; i++) {
+        if (entries[i] == Py_None) return 0;
+        words[i] = PyLong_AsLongLong(entries[i]);
+        if (words[i] == -1 && PyErr_Occurred()) return -1;
+    }
+    out->grams = (Py_ssize_t)words[0];
+    for (int w = 0; w < SLOT_WORDS; w++)
+        for (int b = 0; b < 8; b++) out->slots[8 * w + b] = (unsigned char)((uint64_t)words[1 + w] >> (8 * b));
+    for (int w = 0; w < BLOOM_WORDS; w++) out->lines[w] = (uint64_t)words[1 + SLOT_WORDS + w];
+    return 1;
+}
+
 
 /* The document's line keys and gram counts, read from two sequences of ints; -1 on error. */
 static int read_lines(PyObject *keys, PyObject *grams, doc_lines *d) {
@@ -275,14 +325,73 @@ static int read_sketch(PyObject *grams, PyObject *slots, member *out) {
     return 0;
 }
 
+/* Features.whole and Features.line_ends for d's lines, and decide.known_lines, read into *t; -1 on error. */
+static int read_text(PyObject *whole, PyObject *ends, PyObject *known, const doc_lines *d, doc_text *t) {
+    t->known = NULL;
+    t->scratch = NULL;
+    t->ends.fast = NULL;
+    t->ends.wide = -1;
+    if (!PyUnicode_Check(whole)) {
+        PyErr_SetString(PyExc_TypeError, "verify(): whole must be a str");
+        return -1;
+    }
+    t->kind = PyUnicode_KIND(whole);
+    t->data = PyUnicode_DATA(whole);
+    t->length = PyUnicode_GET_LENGTH(whole);
+    if (open_ints(ends, &t->ends, "line ends must be a sequence") < 0) return -1;
+    if (t->ends.count != d->count) {
+        PyErr_SetString(PyExc_ValueError, "verify(): one line end a line");
+        return -1;
+    }
+    size_t n = (size_t)(d->count ? d->count : 1);
+    t->known = PyMem_RawCalloc(2 * n, 1);
+    t->scratch = PyMem_RawMalloc((size_t)(t->length + 1) * sizeof(Py_UCS4));
+    if (t->known == NULL || t->scratch == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->drop = t->known + n;
+    Py_ssize_t previous = 0;
+    for (Py_ssize_t i = 0; i < d->count; i++) {
+        Py_ssize_t end;
+        if (int_at(&t->ends, i, NULL, &end) < 0) return -1;
+        if (end < previous || end > t->length) {
+            PyErr_SetString(PyExc_ValueError, "verify(): line ends must rise within the whole text");
+            return -1;
+        }
+        previous = end;
+    }
+    int_seq k;
+    if (open_ints(known, &k, "known lines must be a sequence") < 0) return -1;
+    int status = 0;
+    for (Py_ssize_t i = 0; i < k.count && status == 0; i++) {
+        Py_ssize_t index;
+        if (int_at(&k, i, NULL, &index) < 0) status = -1;
+        else if (index < 0 || index >= d->count) {
+            PyErr_SetString(PyExc_ValueError, "verify(): a known line that the document does not have");
+            status = -1;
+        } else t->known[index] = 1;
+    }
+    close_ints(&k);
+    return status;
+}
+
+static void free_text(doc_text *t) {
+    close_ints(&t->ends);
+    PyMem_RawFree(t->known);
+    PyMem_RawFree(t->scratch);
+}
+
 /*
- * verify(line_keys, line_grams, grams, slots, entries, clusters, members)
+ * verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known)
  *     -> [(score, members found), ...] for each of the clusters, whose
- * members' entries (ENTRIES per member, members per cluster) are in entries.
+ * members' entries (ENTRIES per member, members per cluster) are in entries;
+ * known: the document's lines (indices) decide.known_lines gives.
  */
 static PyObject *verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "verify(line_keys, line_grams, grams, slots, entries, clusters, members)");
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "verify(line_keys, line_grams, grams, slots, entries, clusters, members, "
+                                         "whole, line_ends, known)");
         return NULL;
     }
     Py_ssize_t clusters = PyLong_AsSsize_t(args[5]), per = PyLong_AsSsize_t(args[6]);
@@ -301,8 +410,9 @@ static PyObject *verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     doc_lines d = {0, NULL, NULL, NULL, NULL};
+    doc_text t = {0, NULL, 0, {NULL, {0}, -1, 0}, NULL, NULL, NULL};
     PyObject *out = NULL;
-    if (read_lines(args[0], args[1], &d) < 0) goto done;
+    if (read_lines(args[0], args[1], &d) < 0 || read_text(args[7], args[8], args[9], &d, &t) < 0) goto done;
     out = PyList_New(clusters);
     PyObject *const *items = PySequence_Fast_ITEMS(entries);
     unsigned char *head = d.frame + (d.count ? d.count : 1), *foot = head + (d.count ? d.count : 1);
@@ -314,12 +424,13 @@ static PyObject *verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             if (stored <= 0) break;
         }
         if (out == NULL) break;
-        PyObject *pair = Py_BuildValue("(di)", verify_score(&d, &doc, found, count, head, foot), count);
+        PyObject *pair = Py_BuildValue("(di)", verify_score(&d, &doc, found, count, head, foot, &t), count);
         if (pair == NULL) Py_CLEAR(out);
         else PyList_SET_ITEM(out, c, pair);
     }
 done:
     free_lines(&d);
+    free_text(&t);
     Py_DECREF(entries);
     return out;
 }

@@ -9,13 +9,19 @@ match is content of an article and is never marked, however often heavily
 edited copies of that article fail later: a popular story cannot lose its
 own sentences.  The evidence does not depend on how many pages a site has,
 only on failed verifications, so two pages of a site suffice.
+
+A page *line* is frame (a site's menu, footer, notice) once it has been seen
+in two clusters: the ``line`` table keeps the cluster each line was first
+seen in, then :data:`SHARED_LINE`.  Verification sketches a page without the
+lines that other clusters have (:func:`nshash.decide.verify_score`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
+from nshash.clusters import find_roots
 from nshash.stores.view import StoreView
 
 #: The ``fp`` value of a key marked as boilerplate.
@@ -24,6 +30,16 @@ BOILERPLATE: Final = 0
 CONTENT: Final = -1
 STAT: Final = "stat"
 FP: Final = "fp"
+LINE: Final = "line"
+#: The ``line`` value of a line seen in two clusters or more.
+SHARED_LINE: Final = 0
+#: :func:`line_roots`' value for a line never seen.
+UNSEEN: Final = -1
+#: Lines looked up and noted per page, half from the top and half from the
+#: bottom (a site's frame is at the edges): a page of a million short lines
+#: costs no more store reads, writes or memory than a long article.  Lines
+#: of no grams (under 5 characters) change no sketch and are left out.
+LINE_LIMIT: Final = 1024
 
 
 def without_boilerplate(
@@ -58,3 +74,48 @@ def record_evidence(view: StoreView, suspects: Sequence[int], content: Sequence[
         marked = [(key, BOILERPLATE) for key, count in updates.items() if count >= after]
         if marked:
             view.put_many(FP, marked)
+
+
+def considered_lines(line_grams: Sequence[int]) -> list[int]:
+    """The lines (indices) looked up and noted: those with grams, the first and last ``LINE_LIMIT // 2`` of them."""
+    half = LINE_LIMIT // 2
+    top: list[int] = []
+    for index, grams in enumerate(line_grams):
+        if grams > 0:
+            top.append(index)
+            if len(top) == half:
+                break
+    # Read from the bottom up to the top's last line: no list of every line of a huge page.
+    bottom: list[int] = []
+    stop = top[-1] if top else -1
+    for index in range(len(line_grams) - 1, stop, -1):
+        if line_grams[index] > 0:
+            bottom.append(index)
+            if len(bottom) == half:
+                break
+    return top + bottom[::-1]
+
+
+def line_roots(view: StoreView, line_keys: Sequence[int], line_grams: Sequence[int]) -> dict[int, int]:
+    """For each line :func:`considered_lines` gives: the current id of the cluster it was seen in, :data:`SHARED_LINE` or :data:`UNSEEN`."""
+    lines = considered_lines(line_grams)
+    if not lines:
+        return {}
+    values = view.get_many(LINE, [line_keys[index] for index in lines])
+    seen = {value for value in values if value}
+    roots = find_roots(view, seen) if seen else {}
+    return {index: UNSEEN if value is None else roots.get(value, value) for index, value in zip(lines, values)}
+
+
+def record_lines(view: StoreView, line_keys: Sequence[int], lines: dict[int, int], own: Iterable[int]) -> None:
+    """Note the document's lines (:func:`line_roots`) as seen in cluster ``own`` (its first id; the others merged into it)."""
+    own = list(own)
+    target = own[0]
+    writes: dict[int, int] = {}
+    for index, root in lines.items():
+        if root == UNSEEN:
+            writes[line_keys[index]] = target
+        elif root != SHARED_LINE and root not in own:
+            writes[line_keys[index]] = SHARED_LINE
+    if writes:
+        view.put_many(LINE, list(writes.items()))

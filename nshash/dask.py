@@ -86,6 +86,9 @@ def pack(features: list[Features]) -> dict[str, Any]:
         "slots": b"".join(f.sketch.slots for f in features),
         "line_keys": flat((f.line_keys for f in features), "uint64"),
         "line_grams": flat((f.line_grams for f in features), "int64"),
+        "line_ends": flat((f.line_ends for f in features), "int64"),
+        "whole_sizes": np.array([len(f.whole) for f in features], dtype="int64"),
+        "wholes": "".join(f.whole for f in features),
     }
 
 
@@ -96,8 +99,10 @@ def unpack(packed: dict[str, Any]) -> Iterator[Features]:
 
     keys, positions = packed["keys"].tolist(), packed["positions"].tolist()
     line_keys, line_grams, slots = packed["line_keys"].tolist(), packed["line_grams"].tolist(), packed["slots"]
-    k = p = line = 0
+    line_ends, wholes = packed["line_ends"].tolist(), packed["wholes"]
+    k = p = line = start = 0
     for index, (n_keys, n_positions, n_lines) in enumerate(packed["sizes"].tolist()):
+        end = start + int(packed["whole_sizes"][index])
         doc_key = None if packed["empty"][index] else int(packed["doc_keys"][index])
         sketch = Sketch(int(packed["grams"][index]), slots[index * SLOTS : (index + 1) * SLOTS])
         yield Features(
@@ -107,8 +112,10 @@ def unpack(packed: dict[str, Any]) -> Iterator[Features]:
             sketch,
             array("I", line_keys[line : line + n_lines]),
             line_counts(line_grams[line : line + n_lines]),
+            wholes[start:end],
+            line_counts(line_ends[line : line + n_lines]),
         )
-        k, p, line = k + n_keys, p + n_positions, line + n_lines
+        k, p, line, start = k + n_keys, p + n_positions, line + n_lines, end
 
 
 def _lengths(texts: Any) -> Any:

@@ -59,6 +59,12 @@ class Features(NamedTuple):
     #: How many 5-grams each of those lines has (``array('I')``; ``'q'`` when
     #: a line has more than 2**32 - 1).
     line_grams: array[int]
+    #: The whole normalised text the sketch is made of.
+    whole: str = ""
+    #: Where each of those lines ends in ``whole`` (``array('I')``, ``'q'`` past
+    #: 32 bits): line ``i`` is ``whole[line_ends[i - 1]:line_ends[i]]``, so the
+    #: decision can sketch the page without the lines it knows as frame.
+    line_ends: array[int] = array("I")
 
 
 class Fingerprinter:
@@ -138,8 +144,10 @@ class Fingerprinter:
         if speedups is not None and self._c_args is not None:
             found = speedups.features(text, *self._c_args)
             if found is not None:
-                keys, positions, doc_key, grams, slots, line_keys, line_grams = found
-                return Features(keys, positions, doc_key, Sketch(grams, slots), line_keys, line_grams)
+                keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends = found
+                return Features(
+                    keys, positions, doc_key, Sketch(grams, slots), line_keys, line_grams, whole, line_ends
+                )
         return self.features_python(text)
 
     def features_python(self, text: str) -> Features:
@@ -155,26 +163,41 @@ class Fingerprinter:
             return Features([], [], None, sketch(""), array("I"), array("I"))
         sentences, positions = self._ranked(match.group() for match in _LINE_RE.finditer(delimited))
         del delimited
-        line_keys, line_grams = self._lines(clean)
+        line_keys, line_grams, line_ends = self._lines(clean)
         del clean
         keys = self._keys(sentences)
         if len(set(keys)) < len(keys):
             keys, positions = _drop_template_keys(keys, positions)
-        return Features(keys, positions, self._hash(_WHOLE_TEXT_PREFIX + whole), sketch(whole), line_keys, line_grams)
+        doc_key = self._hash(_WHOLE_TEXT_PREFIX + whole)
+        return Features(keys, positions, doc_key, sketch(whole), line_keys, line_grams, whole, line_ends)
 
-    def _lines(self, clean: str) -> tuple[array[int], array[int]]:
-        """32-bit keys and gram counts of the page's non-empty lines, in order (one line at a time)."""
+    def _lines(self, clean: str) -> tuple[array[int], array[int], array[int]]:
+        """32-bit keys, gram counts and ends in the whole text of the page's non-empty lines (one line at a time).
+
+        A line's part of the whole text is the line delimited and normalised
+        on its own (sentence ends and noise removed): the whole text is those
+        parts joined, since no delimiter spans a line break.
+        """
+        opts = self.options
         keys = array("I")
         grams = array("I")
+        ends = array("I")
+        end = 0
         for match in _LINE_RE.finditer(clean):
-            normalised = normalize_line(match.group())
+            line = match.group()
+            part = delimit(line, opts.split, opts.normalize, markup=False)
+            end += len(part) - part.count("\n")
+            normalised = normalize_line(line)
             if normalised:
                 keys.append(self._hash(_LINE_MARK + normalised) & 0xFFFFFFFF)
                 count = max(0, len(normalised) - GRAM + 1)
                 if count > 0xFFFFFFFF:  # a line of 4 G characters
                     grams = array("q", grams)
                 grams.append(count)
-        return keys, grams
+                if end > 0xFFFFFFFF:
+                    ends = array("q", ends)
+                ends.append(end)
+        return keys, grams, ends
 
     def _keys(self, sentences: list[str]) -> list[int]:
         """Two keys per sentence, head then tail (a short sentence is its own head and tail).

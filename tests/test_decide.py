@@ -336,3 +336,74 @@ def test_surrounds_tells_a_frame_from_one_shared_block() -> None:
     assert not surrounds({2, 3, 4}, grams)  # one block
     assert not surrounds({4, 6}, grams)  # only a line without grams between
     assert not surrounds(set(), grams)
+
+
+def heavy_site(rng: random.Random, name: str) -> tuple[list[str], list[str]]:
+    """A site whose frame is as long as an article: menu, notices and a long footer."""
+    header = [f"{name} | Home | News | Tech | About | Contact", paragraph(rng, 2)]
+    footer = [paragraph(rng, 3), paragraph(rng, 3), "Back to top", paragraph(rng, 3), paragraph(rng, 2)]
+    return header, footer
+
+
+def test_a_reprint_framed_by_a_site_seen_before_joins_through_its_body() -> None:
+    rng = random.Random(7)
+    here, there = heavy_site(rng, "Here"), heavy_site(rng, "There")
+    body = [paragraph(rng, 4), paragraph(rng, 3)]
+    nsh = nshash.NSHash()
+    # Two articles of the reprinting site come first: its frame lines are then in two clusters.
+    others = [nsh.add(page(there, [paragraph(rng, 4)], f"Other {n}")) for n in range(2)]
+    original = nsh.add(page(here, body, "The story"))
+    reprint_text = page(there, body, "The story")
+    # Each page is mostly its own site's frame: the whole texts share too little.
+    assert containment(sketch(page(here, body, "The story")), sketch(reprint_text)) < 0.6
+    reprint = nsh.add(reprint_text)
+    assert all(match.is_new for match in others) and original.is_new
+    assert reprint.similar_id == original.similar_id and reprint.score >= Options().verify
+    # Without the frame lines known, the same two pages stay apart.
+    fresh = nshash.NSHash()
+    fresh.add(page(here, body, "The story"))
+    assert fresh.add(reprint_text).is_new
+
+
+def test_an_article_whose_other_form_is_a_candidate_keeps_its_lines() -> None:
+    from nshash.boilerplate import SHARED_LINE, UNSEEN
+    from nshash.decide import known_lines
+
+    lines = {0: UNSEEN, 1: SHARED_LINE, 2: 5, 3: 9, 4: 5}
+    assert known_lines(lines, [5]) == [1, 3]  # cluster 5's lines may be its content
+    assert known_lines(lines, [5, 9]) == [1]  # an article's other form, another candidate, too
+    assert known_lines(lines, []) == [1, 2, 3, 4]
+
+
+def test_the_line_table_notes_a_line_once_then_as_shared() -> None:
+    from nshash.boilerplate import LINE, SHARED_LINE, UNSEEN, line_roots, record_lines
+
+    nsh = nshash.NSHash()
+    keys, grams = [11, 12, 13], [5, 5, 0]
+    assert line_roots(nsh.store, keys, grams) == {0: UNSEEN, 1: UNSEEN}  # no grams: not noted
+    record_lines(nsh.store, keys, line_roots(nsh.store, keys, grams), [3])
+    assert nsh.store.get_many(LINE, keys) == [3, 3, None]
+    record_lines(nsh.store, [11, 14], line_roots(nsh.store, [11, 14], [5, 5]), [4])  # a page of cluster 4
+    assert nsh.store.get_many(LINE, [11, 12, 14]) == [SHARED_LINE, 3, 4]
+    # A line of a cluster that merged into the document's is its own, not shared.
+    record_lines(nsh.store, [12], {0: 3}, [4, 3])
+    assert nsh.store.get_many(LINE, [12]) == [3]
+
+
+def test_a_page_of_a_million_lines_looks_up_the_first_and_last_lines() -> None:
+    from nshash.boilerplate import LINE_LIMIT, considered_lines
+
+    assert considered_lines([1, 0, 2, 3]) == [0, 2, 3]
+    assert considered_lines([1] * 700) == list(range(700))
+    half = LINE_LIMIT // 2
+    assert considered_lines([1] * 10**6) == [*range(half), *range(10**6 - half, 10**6)]
+
+
+def test_body_sketch_without_lines_is_the_whole_sketch() -> None:
+    from nshash.decide import body_sketch
+
+    rng = random.Random(3)
+    features = nshash.NSHash().fingerprinter.features(page(heavy_site(rng, "S"), [paragraph(rng, 3)], "T"))
+    assert features.line_ends[-1] == len(features.whole)
+    assert body_sketch(features, set()) == features.sketch
+    assert body_sketch(features, set(range(len(features.line_keys)))).grams == 0

@@ -152,7 +152,9 @@ def test_a_new_page_costs_one_round_trip(redis_server: RedisServer, prefix: str)
         store.guess = False
         store.roundtrips = 0
         nsh.get_similar(labelled_corpus(1, reprints=(), seed=99)[0][0])
-        assert store.roundtrips == 2  # without guessing: WATCH+read, MULTI/EXEC taking the id from the counter read
+        # Without guessing: WATCH+read of the fingerprints, read of the page's lines, MULTI/EXEC
+        # taking the id from the counter read.
+        assert store.roundtrips == 3
 
 
 @pytest.mark.parametrize(("guess", "remember"), [(True, 200_000), (True, 50), (False, 0)])

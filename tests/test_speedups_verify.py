@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from array import array
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,18 @@ line_keys = st.lists(st.integers(0, 40).map(lambda k: (k * 0x9E3779B1) & 0xFFFFF
 slot_bytes = st.binary(min_size=sketch.SLOTS, max_size=sketch.SLOTS)
 
 
+line_texts = st.text(alphabet="abcdefgh", max_size=150)
+
+
+def whole_of(texts: list[str]) -> tuple[str, array[int]]:
+    """The whole text and line ends of lines ``texts``."""
+    ends, end = array("I"), 0
+    for text in texts:
+        end += len(text)
+        ends.append(end)
+    return "".join(texts), ends
+
+
 @st.composite
 def documents(draw: st.DrawFn) -> Features:
     keys = draw(line_keys)
@@ -39,7 +52,14 @@ def documents(draw: st.DrawFn) -> Features:
     sizes = st.one_of(st.integers(0, 400), st.sampled_from([99, 100, 101, 199, 200, 201]))
     grams = draw(st.lists(sizes, min_size=len(keys), max_size=len(keys)))
     text_grams = draw(st.integers(0, 5000))
-    return Features([], [], 1, Sketch(text_grams, draw(slot_bytes)), keys, grams)
+    whole, ends = whole_of(draw(st.lists(line_texts, min_size=len(keys), max_size=len(keys))))
+    return Features([], [], 1, Sketch(text_grams, draw(slot_bytes)), keys, grams, whole, ends)
+
+
+def c_verify(doc: Features, entries: list[int | None], clusters: int, per: int, known: list[int] = []) -> object:
+    return speedups.verify(
+        doc.line_keys, doc.line_grams, *doc.sketch, entries, clusters, per, doc.whole, doc.line_ends, known
+    )
 
 
 @st.composite
@@ -62,21 +82,35 @@ def _entries(clusters: list[list[Member]], per: int) -> list[int | None]:
 
 
 @settings(max_examples=500, deadline=None)
-@given(documents(), st.lists(st.lists(members(), max_size=4), max_size=4), st.integers(1, 4))
-def test_c_verify_equals_verify_score(doc: Features, clusters: list[list[Member]], per: int) -> None:
+@given(
+    documents(),
+    st.lists(st.lists(members(), max_size=4), max_size=4),
+    st.integers(1, 4),
+    st.data(),
+)
+def test_c_verify_equals_verify_score(
+    doc: Features, clusters: list[list[Member]], per: int, data: st.DataObject
+) -> None:
     clusters = [found[:per] for found in clusters]
     # Documents that are their members' near copies too, so that scores cross the thresholds.
     if clusters and clusters[0]:
         doc = doc._replace(sketch=Sketch(clusters[0][0].sketch.grams + 3, clusters[0][0].sketch.slots))
+    # A member made of some of the document's lines: the page without its known lines finds it.
+    if len(clusters) > 1 and doc.line_keys:
+        kept = data.draw(st.sets(st.integers(0, len(doc.line_keys) - 1)))
+        starts = [0, *doc.line_ends[:-1]]
+        part = "".join(doc.whole[starts[i] : doc.line_ends[i]] for i in sorted(kept))
+        clusters[1] = [Member(sketch.sketch(part), line_filter(doc.line_keys)), *clusters[1][: per - 1]]
+    known = sorted(data.draw(st.sets(st.integers(0, max(0, len(doc.line_keys) - 1)), max_size=len(doc.line_keys))))
     entries = _entries(clusters, per)
-    got = speedups.verify(doc.line_keys, doc.line_grams, *doc.sketch, entries, len(clusters), per)
-    assert got == [(decide.verify_score(doc, found), len(found)) for found in clusters]
+    got = c_verify(doc, entries, len(clusters), per, known)
+    assert got == [(decide.verify_score(doc, found, known), len(found)) for found in clusters]
 
 
 def test_a_missing_member_hides_the_ones_after_it() -> None:
     member = Member(Sketch(50, bytes(range(128))), line_filter([1, 2]))
     entries = [*([None] * ENTRIES), *to_entries(member)]
-    assert speedups.verify([], [], 50, bytes(range(128)), entries, 1, 2) == [(0.0, 0)]
+    assert speedups.verify([], [], 50, bytes(range(128)), entries, 1, 2, "", [], []) == [(0.0, 0)]
     assert decide.members_at(entries, 0, 2) == []
 
 
@@ -89,8 +123,10 @@ def test_c_verify_on_real_pages_equals_the_specification() -> None:
         # Each page against clusters made of the pages around it (one site's siblings sit together).
         clusters = [stored[max(0, index - 3) : index], stored[index + 1 : index + 4], [stored[index]]]
         entries = _entries(clusters, 3)
-        got = speedups.verify(doc.line_keys, doc.line_grams, *doc.sketch, entries, 3, 3)
-        assert got == [(decide.verify_score(doc, found), len(found)) for found in clusters]
+        # Every third line known to another cluster: the page without them is compared too.
+        for known in ([], list(range(0, len(doc.line_keys), 3))):
+            got = c_verify(doc, entries, 3, 3, known)
+            assert got == [(decide.verify_score(doc, found, known), len(found)) for found in clusters]
 
 
 @settings(max_examples=200, deadline=None)
@@ -115,12 +151,18 @@ def test_ids_past_the_c_keys_are_left_to_python(cluster: int) -> None:
 @pytest.mark.parametrize(
     ("args", "error"),
     [
-        (([], [], 1, b"x", [], 0, 3), ValueError),  # slots of the wrong size
-        (([1], [], 1, bytes(128), [], 0, 3), ValueError),  # lines and grams differ
-        (([], [], 1, bytes(128), [None], 1, 3), ValueError),  # entries do not fit
-        (([], [], 1, bytes(128), [], 0, 5), ValueError),  # more members than the layout holds
-        (([], [], 1, bytes(128), ["x"] * ENTRIES, 1, 1), TypeError),
-        (([], [], 1, bytes(128), [2**64] * ENTRIES, 1, 1), OverflowError),
+        (([], [], 1, b"x", [], 0, 3, "", [], []), ValueError),  # slots of the wrong size
+        (([1], [], 1, bytes(128), [], 0, 3, "", [], []), ValueError),  # lines and grams differ
+        (([], [], 1, bytes(128), [None], 1, 3, "", [], []), ValueError),  # entries do not fit
+        (([], [], 1, bytes(128), [], 0, 5, "", [], []), ValueError),  # more members than the layout holds
+        (([], [], 1, bytes(128), ["x"] * ENTRIES, 1, 1, "", [], []), TypeError),
+        (([], [], 1, bytes(128), [2**64] * ENTRIES, 1, 1, "", [], []), OverflowError),
+        (([], [], 1, bytes(128), [], 0, 3, b"", [], []), TypeError),  # whole is not a str
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [4], []), ValueError),  # a line ends past the text
+        (([1, 2], [5, 5], 1, bytes(128), [], 0, 3, "abc", [2, 1], []), ValueError),  # ends fall
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [], []), ValueError),  # a line without an end
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [3], [1]), ValueError),  # a known line it lacks
+        (([], [], 1, bytes(128), [], 0, 3, "", [], [], 1), TypeError),  # one argument too many
     ],
 )
 def test_c_verify_refuses_bad_arguments(args: tuple[object, ...], error: type[Exception]) -> None:
@@ -135,10 +177,10 @@ def test_c_verify_at_the_gap_and_list_limits(gap: int) -> None:
     grams = [120, gap, 150, 300, 120, 130]
     slots = bytes(range(128))
     member = Member(Sketch(1500, slots[:64] + bytes(64)), line_filter([keys[0], keys[2], keys[4], keys[5]]))
-    doc = Features([], [], 1, Sketch(1400, slots), keys, grams)
+    doc = Features([], [], 1, Sketch(1400, slots), keys, grams, *whole_of([""] * len(keys)))
     expected = decide.verify_score(doc, [member])
-    got = speedups.verify(keys, grams, *doc.sketch, to_entries(member), 1, 1)
+    got = c_verify(doc, to_entries(member), 1, 1)
     assert got == [(expected, 1)]
     # The limit matters here: with the gap crossed, the header is larger and the score other.
-    other = Features([], [], 1, doc.sketch, keys, [*grams[:1], 500, *grams[2:]])
+    other = doc._replace(line_grams=[*grams[:1], 500, *grams[2:]])
     assert (expected != decide.verify_score(other, [member])) == (gap < 200)

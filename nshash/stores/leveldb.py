@@ -57,6 +57,7 @@ _PREFIX = {
     "key": b"u",
     "undo": b"n",
     "ref": b"r",
+    "line": b"l",
 }
 # Mixed into a table's filter entries (the order of TABLES, fixed: saved filters depend on it).
 _TABLES_IN_ORDER = tuple(_PREFIX)

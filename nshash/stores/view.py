@@ -22,8 +22,9 @@ from nshash.errors import ArgumentError, ArgumentTypeError
 #: ``bkt``/``slot`` hold SimHash's and Shingles' candidate buckets
 #: (:mod:`nshash.buckets`), ``sig`` the words of Shingles' signatures,
 #: ``sketch`` NSHash's verification sketches (:mod:`nshash.sketch`), ``key``,
-#: ``undo`` and ``ref`` the user keys of ``add(doc, key=...)`` (:mod:`nshash.keys`).
-TABLES: Final = ("fp", "parent", "stat", "bkt", "slot", "sig", "sketch", "key", "undo", "ref")
+#: ``undo`` and ``ref`` the user keys of ``add(doc, key=...)`` (:mod:`nshash.keys`),
+#: ``line`` the clusters NSHash saw each page line in (:mod:`nshash.boilerplate`).
+TABLES: Final = ("fp", "parent", "stat", "bkt", "slot", "sig", "sketch", "key", "undo", "ref", "line")
 
 #: Keys are unsigned 64-bit ints: 0 .. MAX_KEY.
 MAX_KEY: Final = 2**64 - 1
