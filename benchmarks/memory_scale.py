@@ -23,7 +23,8 @@ Pages are distinct synthetic texts (12 sentences of 10 to 20 words drawn from
   (``table``: format 3 into C tables; ``dict``: the same tables written as a
   format 2 file, as before this change, opened with ``NSHASH_NO_SPEEDUPS=1``);
 - ``--synthetic N``: a C store filled directly with N pages' worth of entries
-  shaped like the pipeline's (11 ``fp`` keys, 33 ``sketch`` entries), to
+  shaped like the pipeline's (11 ``fp`` keys, 33 ``sketch`` entries, 8 ``line``
+  entries: new lines a page adds on the synthetic corpora's held-out files), to
   measure throughput with more pages stored than the pipeline can feed in the time.
 
 Writes ``memory_scale.md`` (and ``memory_scale.json``) to ``--out``.
@@ -57,6 +58,9 @@ from nshash.stores.view import TABLES  # noqa: E402
 
 WORDS = 50_000
 MIB = 1024 * 1024
+
+#: New ``line`` entries a page adds: 8.5 (zh) and 7.5 (en) on the corpus's held-out files.
+LINES_PER_PAGE = 8
 
 
 def vocabulary() -> list[str]:
@@ -203,6 +207,7 @@ def worker_synthetic(pages: int, rounds: int, probe: int) -> dict[str, Any]:
             "sketch",
             [((cluster << 8) | entry, rng.getrandbits(64) - 2**63) for cluster in ids for entry in range(33)],
         )
+        store.put_many("line", [(rng.getrandbits(32), cluster) for cluster in ids for _ in range(LINES_PER_PAGE)])
     store._next_id = store._reserved = pages + 1
     fill_seconds = time.perf_counter() - start
     trim()
