@@ -97,7 +97,10 @@ def considered_lines(line_grams: Sequence[int]) -> list[int]:
 
 
 def line_roots(view: StoreView, line_keys: Sequence[int], line_grams: Sequence[int]) -> dict[int, int]:
-    """For each line :func:`considered_lines` gives: the current id of the cluster it was seen in, :data:`SHARED_LINE` or :data:`UNSEEN`."""
+    """Where each line :func:`considered_lines` gives was seen.
+
+    The current id of the cluster it was seen in, :data:`SHARED_LINE` or :data:`UNSEEN`.
+    """
     lines = considered_lines(line_grams)
     if not lines:
         return {}
@@ -108,7 +111,10 @@ def line_roots(view: StoreView, line_keys: Sequence[int], line_grams: Sequence[i
 
 
 def record_lines(view: StoreView, line_keys: Sequence[int], lines: dict[int, int], own: Iterable[int]) -> None:
-    """Note the document's lines (:func:`line_roots`) as seen in cluster ``own`` (its first id; the others merged into it)."""
+    """Note the document's lines (:func:`line_roots`) as seen in cluster ``own``.
+
+    ``own``: the document's cluster first, then the clusters merged into it.
+    """
     own = list(own)
     target = own[0]
     writes: dict[int, int] = {}

@@ -107,10 +107,10 @@ FRAME_ERRORS: Final = 1.0
 #: or larger than the member, and then counts ``BODY_ERRORS`` standard errors
 #: below its estimate.  A reprint on another site carries that site's frame,
 #: which the stored members cannot leave out: its whole-text containment is
-#: low where its body's is high.  Measured on the 15 synthetic files: recall
-#: +0.8 to +5 points, precision within -0.005 and +0.016; with a ratio of 6
-#: mean precision fell 0.002 more (small bodies "in" long pages of the same
-#: language), with 2 half the recall was gained.
+#: low where its body's is high.  Measured on the 15 synthetic files of three
+#: seeds: recall +0.6 to +5.7 points, precision -0.005 to +0.017 (F1 up on
+#: all); with a ratio of 6 mean precision fell 0.002 more (small bodies "in"
+#: long pages of the same language), with 2 half the recall was gained.
 BODY_MIN_GRAMS: Final = 100
 BODY_SIZE_RATIO: Final = 3
 BODY_ERRORS: Final = 1.0
@@ -151,14 +151,8 @@ def assign(view: StoreView, features: Features, options: Options) -> Match:
     lines = line_roots(view, features.line_keys, features.line_grams)
     roots = find_roots(view, candidates) if candidates else {}
     entries = load_entries(view, candidates, options.members)
-    verified = dict(
-        zip(
-            candidates,
-            verify_clusters(
-                features, entries, len(candidates), options.members, lines, [roots[c] for c in candidates]
-            ),
-        )
-    )
+    scores = verify_clusters(features, entries, len(candidates), options.members, lines, [roots[c] for c in candidates])
+    verified = dict(zip(candidates, scores))
     share = {c: top_votes.get(c, 0) / len(matches) for c in candidates}
     passed = [c for c in candidates if agrees(verified[c][0], share[c], options)]
     stored = {c: found for c, (_, found) in verified.items()}

@@ -145,9 +145,7 @@ class Fingerprinter:
             found = speedups.features(text, *self._c_args)
             if found is not None:
                 keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends = found
-                return Features(
-                    keys, positions, doc_key, Sketch(grams, slots), line_keys, line_grams, whole, line_ends
-                )
+                return Features(keys, positions, doc_key, Sketch(grams, slots), line_keys, line_grams, whole, line_ends)
         return self.features_python(text)
 
     def features_python(self, text: str) -> Features:

@@ -56,7 +56,7 @@ def documents(draw: st.DrawFn) -> Features:
     return Features([], [], 1, Sketch(text_grams, draw(slot_bytes)), keys, grams, whole, ends)
 
 
-def c_verify(doc: Features, entries: list[int | None], clusters: int, per: int, known: list[int] = []) -> object:
+def c_verify(doc: Features, entries: list[int | None], clusters: int, per: int, known: tuple[int, ...] = ()) -> object:
     return speedups.verify(
         doc.line_keys, doc.line_grams, *doc.sketch, entries, clusters, per, doc.whole, doc.line_ends, known
     )
@@ -103,7 +103,7 @@ def test_c_verify_equals_verify_score(
         clusters[1] = [Member(sketch.sketch(part), line_filter(doc.line_keys)), *clusters[1][: per - 1]]
     known = sorted(data.draw(st.sets(st.integers(0, max(0, len(doc.line_keys) - 1)), max_size=len(doc.line_keys))))
     entries = _entries(clusters, per)
-    got = c_verify(doc, entries, len(clusters), per, known)
+    got = c_verify(doc, entries, len(clusters), per, tuple(known))
     assert got == [(decide.verify_score(doc, found, known), len(found)) for found in clusters]
 
 
@@ -125,7 +125,7 @@ def test_c_verify_on_real_pages_equals_the_specification() -> None:
         entries = _entries(clusters, 3)
         # Every third line known to another cluster: the page without them is compared too.
         for known in ([], list(range(0, len(doc.line_keys), 3))):
-            got = c_verify(doc, entries, 3, 3, known)
+            got = c_verify(doc, entries, 3, 3, tuple(known))
             assert got == [(decide.verify_score(doc, found, known), len(found)) for found in clusters]
 
 
