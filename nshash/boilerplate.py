@@ -19,6 +19,7 @@ lines that other clusters have (:func:`nshash.decide.verify_score`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import compress
 from typing import Final
 
 from nshash.clusters import find_roots
@@ -78,6 +79,9 @@ def record_evidence(view: StoreView, suspects: Sequence[int], content: Sequence[
 
 def considered_lines(line_grams: Sequence[int]) -> list[int]:
     """The lines (indices) looked up and noted: those with grams, the first and last ``LINE_LIMIT // 2`` of them."""
+    count = len(line_grams)
+    if count <= LINE_LIMIT:  # the common case, at C speed
+        return list(compress(range(count), line_grams))
     half = LINE_LIMIT // 2
     top: list[int] = []
     for index, grams in enumerate(line_grams):
@@ -96,18 +100,21 @@ def considered_lines(line_grams: Sequence[int]) -> list[int]:
     return top + bottom[::-1]
 
 
-def line_roots(view: StoreView, line_keys: Sequence[int], line_grams: Sequence[int]) -> dict[int, int]:
-    """Where each line :func:`considered_lines` gives was seen.
+def line_roots(
+    view: StoreView, line_keys: Sequence[int], line_grams: Sequence[int], also: Sequence[int] = ()
+) -> tuple[dict[int, int], dict[int, int]]:
+    """Where each line :func:`considered_lines` gives was seen, and the current ids of ``also``.
 
-    The current id of the cluster it was seen in, :data:`SHARED_LINE` or :data:`UNSEEN`.
+    A line's value is the current id of the cluster it was seen in,
+    :data:`SHARED_LINE` or :data:`UNSEEN`.  The clusters ``also`` names are
+    resolved in the same read of the ``parent`` table.
     """
     lines = considered_lines(line_grams)
-    if not lines:
-        return {}
-    values = view.get_many(LINE, [line_keys[index] for index in lines])
-    seen = {value for value in values if value}
-    roots = find_roots(view, seen) if seen else {}
-    return {index: UNSEEN if value is None else roots.get(value, value) for index, value in zip(lines, values)}
+    values = view.get_many(LINE, [line_keys[index] for index in lines]) if lines else []
+    seen = {value for value in values if value}  # not None, not SHARED_LINE
+    roots = find_roots(view, [*also, *seen]) if seen or also else {}
+    found = {index: UNSEEN if value is None else roots.get(value, value) for index, value in zip(lines, values)}
+    return found, roots
 
 
 def record_lines(view: StoreView, line_keys: Sequence[int], lines: dict[int, int], own: Iterable[int]) -> None:
@@ -121,7 +128,7 @@ def record_lines(view: StoreView, line_keys: Sequence[int], lines: dict[int, int
     for index, root in lines.items():
         if root == UNSEEN:
             writes[line_keys[index]] = target
-        elif root != SHARED_LINE and root not in own:
+        elif root != SHARED_LINE and root not in own:  # in another cluster before: frame
             writes[line_keys[index]] = SHARED_LINE
     if writes:
         view.put_many(LINE, list(writes.items()))

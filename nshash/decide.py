@@ -148,8 +148,7 @@ def assign(view: StoreView, features: Features, options: Options) -> Match:
     top_votes = _count(matches)
     need = min(options.min_match, len(matches))
     candidates = sorted((c for c in votes if votes[c] >= need), key=lambda c: (-votes[c], c))[:MAX_CANDIDATES]
-    lines = line_roots(view, features.line_keys, features.line_grams)
-    roots = find_roots(view, candidates) if candidates else {}
+    lines, roots = line_roots(view, features.line_keys, features.line_grams, candidates)
     entries = load_entries(view, candidates, options.members)
     scores = verify_clusters(features, entries, len(candidates), options.members, lines, [roots[c] for c in candidates])
     verified = dict(zip(candidates, scores))

@@ -380,10 +380,10 @@ def test_the_line_table_notes_a_line_once_then_as_shared() -> None:
 
     nsh = nshash.NSHash()
     keys, grams = [11, 12, 13], [5, 5, 0]
-    assert line_roots(nsh.store, keys, grams) == {0: UNSEEN, 1: UNSEEN}  # no grams: not noted
-    record_lines(nsh.store, keys, line_roots(nsh.store, keys, grams), [3])
+    assert line_roots(nsh.store, keys, grams)[0] == {0: UNSEEN, 1: UNSEEN}  # no grams: not noted
+    record_lines(nsh.store, keys, line_roots(nsh.store, keys, grams)[0], [3])
     assert nsh.store.get_many(LINE, keys) == [3, 3, None]
-    record_lines(nsh.store, [11, 14], line_roots(nsh.store, [11, 14], [5, 5]), [4])  # a page of cluster 4
+    record_lines(nsh.store, [11, 14], line_roots(nsh.store, [11, 14], [5, 5])[0], [4])  # a page of cluster 4
     assert nsh.store.get_many(LINE, [11, 12, 14]) == [SHARED_LINE, 3, 4]
     # A line of a cluster that merged into the document's is its own, not shared.
     record_lines(nsh.store, [12], {0: 3}, [4, 3])
