@@ -255,8 +255,9 @@ static Py_ssize_t line_chars(const Py_UCS4 *s, Py_ssize_t r, Py_ssize_t end) {
  */
 static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **keys, PyObject **grams,
                      unsigned char **keyed) {
-    Py_ssize_t count = 0, most = 0;
+    Py_ssize_t count = 0, most = 0, text_lines = 1; /* one more than the lines read: a last empty one */
     for (Py_ssize_t r = 0, end = 0; r < n; r = end + 1) {
+        text_lines++;
         for (end = r; end < n && s[end] != '\n';) end++;
         Py_ssize_t chars = line_chars(s, r, end);
         count += chars > 0;
@@ -273,8 +274,6 @@ static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **ke
     }
     int failed = key_view.itemsize != 4 || gram_view.itemsize != (wide ? 8 : 4);
     if (failed) PyErr_SetString(PyExc_SystemError, "array('I') does not hold 32 bits on this platform");
-    Py_ssize_t text_lines = 1;
-    for (Py_ssize_t i = 0; i < n; i++) text_lines += s[i] == '\n';
     *keyed = PyMem_RawCalloc((size_t)text_lines, 1);
     if (*keyed == NULL && !failed) {
         PyErr_NoMemory();

@@ -192,6 +192,9 @@ typedef struct {
     int_seq ends;         /* per line, read in place */
     unsigned char *known; /* per line: decide.known_lines */
     unsigned char *drop;  /* per line */
+    unsigned char *drop_sketched; /* per line: the drop that body was sketched without */
+    int sketched;         /* body holds a sketch */
+    member body;
     Py_UCS4 *scratch;     /* length + 1 code points */
 } doc_text;
 
@@ -243,10 +246,14 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
         dropped |= t->drop[i];
     }
     if (dropped && count > 0) {
-        member body;
-        body_sketch(d, t, &body);
+        /* Candidates often leave out the same lines: one sketch serves them all. */
+        if (!t->sketched || memcmp(t->drop, t->drop_sketched, (size_t)d->count) != 0) {
+            body_sketch(d, t, &t->body);
+            memcpy(t->drop_sketched, t->drop, (size_t)d->count);
+            t->sketched = 1;
+        }
         for (int m = 0; m < count; m++) {
-            double score = body_score(&body, &members[m]);
+            double score = body_score(&t->body, &members[m]);
             if (score > best) best = score;
         }
     }
@@ -267,7 +274,6 @@ static int read_member(PyObject *const *entries, member *out) {
     for (int w = 0; w < BLOOM_WORDS; w++) out->lines[w] = (uint64_t)words[1 + SLOT_WORDS + w];
     return 1;
 }
-
 
 /* The document's line keys and gram counts, read from two sequences of ints; -1 on error. */
 static int read_lines(PyObject *keys, PyObject *grams, doc_lines *d) {
@@ -344,13 +350,15 @@ static int read_text(PyObject *whole, PyObject *ends, PyObject *known, const doc
         return -1;
     }
     size_t n = (size_t)(d->count ? d->count : 1);
-    t->known = PyMem_RawCalloc(2 * n, 1);
+    t->known = PyMem_RawCalloc(3 * n, 1);
     t->scratch = PyMem_RawMalloc((size_t)(t->length + 1) * sizeof(Py_UCS4));
     if (t->known == NULL || t->scratch == NULL) {
         PyErr_NoMemory();
         return -1;
     }
     t->drop = t->known + n;
+    t->drop_sketched = t->drop + n;
+    t->sketched = 0;
     Py_ssize_t previous = 0;
     for (Py_ssize_t i = 0; i < d->count; i++) {
         Py_ssize_t end;
@@ -410,7 +418,7 @@ static PyObject *verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     doc_lines d = {0, NULL, NULL, NULL, NULL};
-    doc_text t = {0, NULL, 0, {NULL, {0}, -1, 0}, NULL, NULL, NULL};
+    doc_text t = {.ends = {.fast = NULL, .wide = -1}};
     PyObject *out = NULL;
     if (read_lines(args[0], args[1], &d) < 0 || read_text(args[7], args[8], args[9], &d, &t) < 0) goto done;
     out = PyList_New(clusters);
