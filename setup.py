@@ -28,7 +28,7 @@ VERIFY = {
     ),
     "decide": (
         *("SIZE_RATIO", "SIZE_RATIO_CONTAINMENT", "SIZE_RATIO_GRAMS", "FRAME_ERRORS"),
-        *("BODY_MIN_GRAMS", "BODY_SIZE_RATIO", "BODY_ERRORS"),
+        *("BODY_MIN_GRAMS", "BODY_SIZE_RATIO", "BODY_ERRORS", "KNOWN_FRAME"),
     ),
     "boilerplate": ("UNSEEN",),
 }

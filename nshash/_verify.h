@@ -84,15 +84,19 @@ static int same_slots(const member *a, const member *b) {
     return same;
 }
 
-/* sketch.containment */
-static double containment(const member *a, const member *b) {
-    if (!a->grams || !b->grams) return 0.0;
+/* sketch.shared_grams */
+static double shared_grams(const member *a, const member *b) {
     double same = (double)same_slots(a, b) / SLOTS;
     double jaccard = (same - CHANCE) / (1 - CHANCE);
     if (jaccard <= 0) return 0.0;
-    double shared = jaccard * (double)(a->grams + b->grams) / (1 + jaccard);
+    return jaccard * (double)(a->grams + b->grams) / (1 + jaccard);
+}
+
+/* sketch.containment */
+static double containment(const member *a, const member *b) {
+    if (!a->grams || !b->grams) return 0.0;
     double smaller = (double)(a->grams < b->grams ? a->grams : b->grams);
-    double c = shared / smaller;
+    double c = shared_grams(a, b) / smaller;
     return c < 1.0 ? c : 1.0;
 }
 
@@ -207,6 +211,22 @@ static double body_score(const member *body, const member *other) {
     return score > 0.0 ? score : 0.0;
 }
 
+/* decide.frame_free_score; page: the whole document, whole: its trusted_containment. */
+static double frame_free_score(const member *body, const member *page, const member *other, Py_ssize_t chrome,
+                               double whole) {
+    Py_ssize_t smaller = page->grams < other->grams ? page->grams : other->grams, rest = smaller - chrome;
+    if (chrome <= 0 || (double)rest < EDGE_REST * (double)smaller || body->grams < BODY_MIN_GRAMS) return whole;
+    Py_ssize_t left = other->grams - chrome;
+    Py_ssize_t small = body->grams < left ? body->grams : left, large = body->grams < left ? left : body->grams;
+    Py_ssize_t least = body->grams < other->grams ? body->grams : other->grams;
+    double error = containment_error(body, other) * (double)least / (double)small;
+    if (containment_error(page, other) * (double)chrome / (double)rest <= error) return whole;
+    double found = shared_grams(body, other) / (double)small;
+    double score = (found < 1.0 ? found : 1.0) - BODY_ERRORS * error;
+    if (score < 0.0) score = 0.0;
+    return (double)large >= BODY_SIZE_RATIO * (double)small && whole < score ? whole : score;
+}
+
 /* decide.body_sketch: the whole text without the lines t->drop marks, sketched into *body. */
 static void body_sketch(const doc_lines *d, doc_text *t, member *body) {
     Py_ssize_t w = 0, start = 0;
@@ -231,20 +251,13 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
     while (last >= 0 && !d->frame[last]) last--;
     int surrounded = 0;
     for (Py_ssize_t i = first; i < last && !surrounded; i++) surrounded = !d->frame[i] && d->grams[i] > 0;
-    double best = 0.0;
-    for (int m = 0; m < count; m++) {
-        Py_ssize_t chrome = 0;
-        for (Py_ssize_t i = 0; i < d->count; i++)
-            if (d->frame[i] && has_line(members[m].lines, d->keys[i])) chrome += d->grams[i];
-        double score = trusted_containment(doc, &members[m], chrome, surrounded);
-        if (score > best) best = score;
-    }
     /* The known lines and the frame are left out of a second sketch. */
     int dropped = 0;
     for (Py_ssize_t i = 0; i < d->count; i++) {
         t->drop[i] = (unsigned char)(d->frame[i] || t->known[i]);
         dropped |= t->drop[i];
     }
+    const member *body = NULL;
     if (dropped && count > 0) {
         /* Candidates often leave out the same lines: one sketch serves them all. */
         if (!t->sketched || memcmp(t->drop, t->drop_sketched, (size_t)d->count) != 0) {
@@ -252,10 +265,24 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
             memcpy(t->drop_sketched, t->drop, (size_t)d->count);
             t->sketched = 1;
         }
-        for (int m = 0; m < count; m++) {
-            double score = body_score(&t->body, &members[m]);
-            if (score > best) best = score;
+        body = &t->body;
+    }
+    double best = 0.0;
+    for (int m = 0; m < count; m++) {
+        Py_ssize_t chrome = 0, known = 0;
+        for (Py_ssize_t i = 0; i < d->count; i++)
+            if (d->frame[i] && has_line(members[m].lines, d->keys[i])) {
+                chrome += d->grams[i];
+                if (t->known[i]) known += d->grams[i];
+            }
+        double score = trusted_containment(doc, &members[m], chrome, surrounded);
+        if (body != NULL && (double)known >= KNOWN_FRAME * (double)chrome)
+            score = frame_free_score(body, doc, &members[m], chrome, score);
+        if (body != NULL) {
+            double rest = body_score(body, &members[m]);
+            if (rest > score) score = rest;
         }
+        if (score > best) best = score;
     }
     return best;
 }

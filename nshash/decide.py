@@ -63,6 +63,7 @@ from nshash.sketch import (
     line_filter,
     lines_in,
     shared_chrome,
+    shared_grams,
     sketch,
     to_entries,
 )
@@ -114,6 +115,21 @@ FRAME_ERRORS: Final = 1.0
 BODY_MIN_GRAMS: Final = 100
 BODY_SIZE_RATIO: Final = 3
 BODY_ERRORS: Final = 1.0
+#: When this share of the frame a document shares with a member is lines
+#: other clusters have too (:func:`known_lines`), it is its site's frame for
+#: certain, and the page's body, sketched without it, is also compared with
+#: the member, the member's frame grams out of its size
+#: (:func:`frame_free_score`).  Subtracting the frame's grams from the
+#: whole-text estimate leaves that estimate's whole error on a small rest: a
+#: page that is little more than its site's frame "contained" the site's
+#: other articles at 0.7-0.85.  Measured on the 15 synthetic files of three
+#: seeds: precision 0.952 -> 0.998 and 0.969 -> 0.988 on the two files where
+#: such pages chained 8 and 11 articles, no file lower in precision or recall;
+#: real pages and the sample unchanged.  A frame only the member has may be
+#: an article's own unchanged lines (a revision shares them from its edges
+#: inward): there the subtraction stays (compared without such a frame too,
+#: zh recall fell 1-2 points, on revisions).
+KNOWN_FRAME: Final = 0.9
 
 
 #: The name nshash 2.0 gave :class:`~nshash.Match`.
@@ -259,15 +275,17 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
     for member in members:
         frame |= chrome_lines(keys, grams, member.lines)
     around = surrounds(frame, grams)
+    drop = frame.union(known)
+    body = body_sketch(features, drop) if drop and members else None
     best = 0.0
     for member in members:
         chrome = lines_in(keys, grams, frame, member.lines)
-        best = max(best, trusted_containment(features.sketch, member.sketch, chrome, around))
-    drop = frame.union(known)
-    if drop and members:
-        body = body_sketch(features, drop)
-        for member in members:
-            best = max(best, body_score(body, member.sketch))
+        score = trusted_containment(features.sketch, member.sketch, chrome, around)
+        if body is not None and lines_in(keys, grams, frame.intersection(known), member.lines) >= KNOWN_FRAME * chrome:
+            score = frame_free_score(body, features.sketch, member.sketch, chrome, score)
+        if body is not None:
+            score = max(score, body_score(body, member.sketch))
+        best = max(best, score)
     return best
 
 
@@ -282,6 +300,32 @@ def body_sketch(features: Features, drop: set[int]) -> Sketch:
         start = end
     parts.append(whole[start:])
     return sketch("".join(parts))
+
+
+def frame_free_score(body: Sketch, page: Sketch, other: Sketch, chrome: int, whole: float) -> float:
+    """How much of a page's ``body`` a member has without the ``chrome`` grams of frame they share, less one error.
+
+    ``page``: the whole page's sketch; ``whole``: what :func:`trusted_containment`
+    estimates from the whole texts, subtracting the frame.  Both estimate the
+    same share; the one with the smaller standard error counts (the
+    subtraction's grows with the frame's share of the smaller text, this one's
+    with the size of the member against the body's).  The whole-text estimate
+    also counts when the frame leaves too little of the smaller text
+    (:data:`~nshash.sketch.EDGE_REST`: one page) or the body is too small to
+    sketch (:data:`BODY_MIN_GRAMS`); where the sizes differ too much for this
+    estimate to stand alone (:data:`BODY_SIZE_RATIO`: a small text is partly
+    "in" a large one by chance), the lower of the two.  See :data:`KNOWN_FRAME`.
+    """
+    smaller = min(page.grams, other.grams)
+    rest = smaller - chrome
+    if chrome <= 0 or rest < EDGE_REST * smaller or body.grams < BODY_MIN_GRAMS:
+        return whole
+    small, large = sorted((body.grams, other.grams - chrome))
+    error = containment_error(body, other) * min(body.grams, other.grams) / small
+    if containment_error(page, other) * chrome / rest <= error:
+        return whole
+    score = max(0.0, min(1.0, shared_grams(body, other) / small) - BODY_ERRORS * error)
+    return min(score, whole) if large >= BODY_SIZE_RATIO * small else score
 
 
 def body_score(body: Sketch, other: Sketch) -> float:

@@ -111,12 +111,16 @@ def containment(a: Sketch, b: Sketch) -> float:
     """
     if not a.grams or not b.grams:
         return 0.0
+    return min(1.0, shared_grams(a, b) / min(a.grams, b.grams))
+
+
+def shared_grams(a: Sketch, b: Sketch) -> float:
+    """The estimated number of grams two texts share (from their Jaccard similarity), at least 0."""
     same: float = sum(map(eq, a.slots, b.slots)) / SLOTS
     jaccard = (same - _CHANCE) / (1 - _CHANCE)
     if jaccard <= 0:
         return 0.0
-    shared = jaccard * (a.grams + b.grams) / (1 + jaccard)
-    return min(1.0, shared / min(a.grams, b.grams))
+    return jaccard * (a.grams + b.grams) / (1 + jaccard)
 
 
 def containment_error(a: Sketch, b: Sketch) -> float:

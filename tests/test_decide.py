@@ -15,7 +15,7 @@ import nshash
 import nshash.fingerprint
 from nshash.boilerplate import BOILERPLATE, CONTENT
 from nshash.options import OPTIONS_VERSION, Options
-from nshash.sketch import Member, containment, line_filter, sketch
+from nshash.sketch import Member, Sketch, containment, line_filter, sketch
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sample.jsonl"
 WORDS = ["".join(random.Random(i).choices("abcdefghijklmnopqrstuvwxyz", k=3 + i % 7)) for i in range(3000)]
@@ -407,3 +407,55 @@ def test_body_sketch_without_lines_is_the_whole_sketch() -> None:
     assert features.line_ends[-1] == len(features.whole)
     assert body_sketch(features, set()) == features.sketch
     assert body_sketch(features, set(range(len(features.line_keys)))).grams == 0
+
+
+def _framed(rng: random.Random, own: list[str] | None) -> tuple[Sketch, Sketch, Sketch, int]:
+    """A member (its site's frame around a paragraph), a page of that frame around ``own`` (the member's paragraph
+    when ``None``), the page's body without the frame, and the frame's grams."""
+    from nshash.decide import body_sketch
+
+    fingerprinter = nshash.NSHash().fingerprinter
+    frame = heavy_site(rng, "Site")
+    index = [paragraph(rng, 3)]
+    member = fingerprinter.features(page(frame, index, "An index"))
+    doc = fingerprinter.features(page(frame, index if own is None else own, "A story"))
+    frame_keys = set(fingerprinter.features("\n".join([*frame[0], *frame[1]])).line_keys)
+    drop = {i for i, key in enumerate(doc.line_keys) if key in frame_keys}
+    chrome = sum(doc.line_grams[i] for i in drop)
+    return member.sketch, doc.sketch, body_sketch(doc, drop), chrome
+
+
+def test_a_known_frame_is_left_out_of_both_texts_when_that_estimates_better() -> None:
+    """Two estimates of how much of a page's body a member has, once the frame they share is known.
+
+    From the whole texts, the frame's grams subtracted: its error grows with
+    the frame's share.  From the body sketched without the frame against the
+    member: its error grows with the member's size against the body's.  The
+    one with the smaller error counts.
+    """
+    from nshash.decide import BODY_MIN_GRAMS, frame_free_score
+
+    rng = random.Random(5)
+    member, doc, body, chrome = _framed(rng, [paragraph(rng, 4), paragraph(rng, 3)])
+    assert chrome > 0
+    # Another article of the site: nothing of the body is in the member; the
+    # direct estimate overrules a subtraction that said 0.9 (its error is larger).
+    assert frame_free_score(body, doc, member, chrome, 0.9) < 0.1
+    # Nothing left out, or a body too small to sketch: the whole-text estimate.
+    assert frame_free_score(body, doc, member, 0, 0.9) == 0.9
+    member, doc, body, chrome = _framed(random.Random(5), ["A short line of its own"])
+    assert body.grams < BODY_MIN_GRAMS and frame_free_score(body, doc, member, chrome, 0.9) == 0.9
+    # The member's own paragraph in the same frame: the texts are alike, the subtraction's error is the smaller.
+    member, doc, body, chrome = _framed(random.Random(5), None)
+    assert body.grams >= BODY_MIN_GRAMS and frame_free_score(body, doc, member, chrome, 0.77) == 0.77
+
+
+def test_a_body_far_larger_than_the_members_rest_only_lowers_the_estimate() -> None:
+    from nshash.decide import BODY_SIZE_RATIO, frame_free_score
+
+    rng = random.Random(6)
+    member, doc, body, chrome = _framed(rng, [paragraph(rng, 6) for _ in range(6)])
+    assert body.grams >= BODY_SIZE_RATIO * (member.grams - chrome)
+    low = frame_free_score(body, doc, member, chrome, 0.9)
+    assert low < 0.2  # lowered from 0.9
+    assert frame_free_score(body, doc, member, chrome, low / 2) == low / 2  # never raised

@@ -123,8 +123,11 @@ def test_c_verify_on_real_pages_equals_the_specification() -> None:
         # Each page against clusters made of the pages around it (one site's siblings sit together).
         clusters = [stored[max(0, index - 3) : index], stored[index + 1 : index + 4], [stored[index]]]
         entries = _entries(clusters, 3)
-        # Every third line known to another cluster: the page without them is compared too.
-        for known in ([], list(range(0, len(doc.line_keys), 3))):
+        # Every third line known to another cluster: the page without them is compared too; the
+        # first and last lines known: a frame shared with a member is known (decide.frame_free_score).
+        count = len(doc.line_keys)
+        edges = [i for i in range(count) if i < count // 3 or i >= count - count // 3]
+        for known in ([], list(range(0, count, 3)), edges):
             got = c_verify(doc, entries, 3, 3, tuple(known))
             assert got == [(decide.verify_score(doc, found, known), len(found)) for found in clusters]
 
