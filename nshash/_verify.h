@@ -215,7 +215,8 @@ static double body_score(const member *body, const member *other) {
 static double frame_free_score(const member *body, const member *page, const member *other, Py_ssize_t chrome,
                                double whole) {
     Py_ssize_t smaller = page->grams < other->grams ? page->grams : other->grams, rest = smaller - chrome;
-    if (chrome <= 0 || (double)rest < EDGE_REST * (double)smaller || body->grams < BODY_MIN_GRAMS) return whole;
+    if (chrome > 0 && (double)rest < EDGE_REST * (double)smaller) return 0.0;
+    if (chrome <= 0 || body->grams < BODY_MIN_GRAMS) return whole;
     Py_ssize_t left = other->grams - chrome;
     Py_ssize_t small = body->grams < left ? body->grams : left, large = body->grams < left ? left : body->grams;
     Py_ssize_t least = body->grams < other->grams ? body->grams : other->grams;

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from nshash import decide, sketch
 from nshash.fingerprint import Features, Fingerprinter
+from nshash.members import members_at
 from nshash.options import Options
 from nshash.sketch import ENTRIES, Member, Sketch, entry_keys, line_filter, to_entries
 
@@ -111,7 +112,7 @@ def test_a_missing_member_hides_the_ones_after_it() -> None:
     member = Member(Sketch(50, bytes(range(128))), line_filter([1, 2]))
     entries = [*([None] * ENTRIES), *to_entries(member)]
     assert speedups.verify([], [], 50, bytes(range(128)), entries, 1, 2, "", [], []) == [(0.0, 0)]
-    assert decide.members_at(entries, 0, 2) == []
+    assert members_at(entries, 0, 2) == []
 
 
 def test_c_verify_on_real_pages_equals_the_specification() -> None:
