@@ -561,3 +561,6 @@ def test_pages_of_one_site_passing_on_votes_must_agree_without_their_frame() -> 
     assert site_body_agrees(copy, members, [], 0.4)
     # No shared header and footer (another site, or the bare text): the votes stand.
     assert site_body_agrees(fingerprinter.features("\n".join(other)), members, [], 0.4)
+    # A member many times the body's size (a long page of the site): its estimate says nothing, the votes stand.
+    long_page = fingerprinter.features(page((header, footer), [paragraph(rng, 6) for _ in range(12)], "Index"))
+    assert site_body_agrees(sibling, [Member(long_page.sketch, line_filter(long_page.line_keys))], [], 0.4)
