@@ -277,7 +277,7 @@ def site_body_agrees(features: Features, members: list[Member], known: Sequence[
     each merged 16 to 33 of a site's stories on 7 of 8 seeds (precision
     0.43-0.85); with this check, 0.93-1.0 on all eight.  It cost recall:
     up to -0.8 points on the 15 synthetic files (mean -0.4, precision +0.0007),
-    -1.2 points on real pages (all forms).
+    -1.1 points on real pages (all forms).
     """
     keys, grams = features.line_keys, features.line_grams
     frame: set[int] = set()
