@@ -29,8 +29,10 @@ from tests.fleet import article, labelled_corpus, site_corpus
 # Acknowledges each document on stdout, with the time it was acknowledged.
 CRAWLER = textwrap.dedent(
     """
-    import json, sys, time
+    import json, signal, sys, time
     import nshash
+    # A runner started under nohup passes SIGHUP on as ignored: the crawler must die of it as a crawler does.
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     nsh = nshash.NSHash(sys.argv[1])
     for i, doc in enumerate(json.load(open(sys.argv[2]))):
         print(i, nsh.get_similar(doc), time.monotonic(), flush=True)
