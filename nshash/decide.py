@@ -251,15 +251,12 @@ def agrees(score: float, share: float, options: Options) -> bool:
     heads or tails; a templated sibling shares a few paragraphs of
     boilerplate prose, rarely most of its longest sentences).
     """
-    if score >= options.verify:
-        return True
-    if share >= MAJORITY_SHARE:
-        return score >= options.verify_voted - MAJORITY_EASING
-    return share >= VOTED_SHARE and score >= options.verify_voted
+    return score >= options.verify or (share >= VOTED_SHARE and score >= eased_need(share, options))
 
 
 def eased_need(share: float, options: Options) -> float:
-    """The containment :func:`agrees` asks of a candidate that ``share`` of the sentences point to, below ``verify``."""
+    """The containment :func:`agrees` asks below ``verify`` of a candidate that ``share`` (>= :data:`VOTED_SHARE`)
+    of the sentences point to."""
     return options.verify_voted - MAJORITY_EASING if share >= MAJORITY_SHARE else options.verify_voted
 
 
@@ -280,10 +277,7 @@ def site_body_agrees(features: Features, members: list[Member], known: Sequence[
     up to -0.8 points on the 15 synthetic files (mean -0.4, precision +0.0007),
     -1.1 points on real pages (all forms).
     """
-    keys, grams = features.line_keys, features.line_grams
-    frame: set[int] = set()
-    for member in members:
-        frame |= chrome_lines(keys, grams, member.lines)
+    frame = shared_frame(features, members)
     if not frame:
         return True  # not one site's pages: the votes stand
     body = body_sketch(features, frame.union(known))
@@ -341,9 +335,7 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
     and its frame is compared too (:func:`body_score`), and the higher score counts.
     """
     keys, grams = features.line_keys, features.line_grams
-    frame: set[int] = set()
-    for member in members:
-        frame |= chrome_lines(keys, grams, member.lines)
+    frame = shared_frame(features, members)
     around = surrounds(frame, grams)
     drop = frame.union(known)
     body = body_sketch(features, drop) if drop and members else None
@@ -351,12 +343,23 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
     for member in members:
         chrome = lines_in(keys, grams, frame, member.lines)
         score = trusted_containment(features.sketch, member.sketch, chrome, around)
-        if body is not None and lines_in(keys, grams, frame.intersection(known), member.lines) >= KNOWN_FRAME * chrome:
-            score = frame_free_score(body, features.sketch, member.sketch, chrome, score)
         if body is not None:
+            if lines_in(keys, grams, frame.intersection(known), member.lines) >= KNOWN_FRAME * chrome:
+                score = frame_free_score(body, features.sketch, member.sketch, chrome, score)
             score = max(score, body_score(body, member.sketch))
         best = max(best, score)
     return best
+
+
+def shared_frame(features: Features, members: list[Member]) -> set[int]:
+    """The document's lines (indices) in a header or footer it shares with one of ``members``.
+
+    The union of :func:`~nshash.sketch.chrome_lines`: a line that is frame against one member is frame against all.
+    """
+    frame: set[int] = set()
+    for member in members:
+        frame |= chrome_lines(features.line_keys, features.line_grams, member.lines)
+    return frame
 
 
 def body_sketch(features: Features, drop: set[int]) -> Sketch:
