@@ -29,8 +29,9 @@ VERIFY = {
     "decide": (
         *("SIZE_RATIO", "SIZE_RATIO_CONTAINMENT", "SIZE_RATIO_GRAMS", "FRAME_ERRORS"),
         *("BODY_MIN_GRAMS", "BODY_SIZE_RATIO", "BODY_ERRORS", "KNOWN_FRAME"),
+        *("MAX_CANDIDATES", "VOTED_SHARE", "MAJORITY_SHARE", "MAJORITY_EASING"),
     ),
-    "boilerplate": ("UNSEEN",),
+    "boilerplate": ("UNSEEN", "BOILERPLATE", "CONTENT", "SHARED_LINE", "LINE_LIMIT"),
 }
 CHROME = ("CHROME_MIN_LINES", "CHROME_SHORT", "CHROME_SEGMENTS", "CHROME_RUN", "WRAP_MIN", "CHROME_KEEP")
 
@@ -194,6 +195,7 @@ setup(
                 "nshash/_sentences.h",
                 "nshash/_verify.h",
                 "nshash/_inttable.h",
+                "nshash/_assign.h",
                 "nshash/sketch.py",
                 "nshash/decide.py",
                 "nshash/boilerplate.py",

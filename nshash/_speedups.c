@@ -18,6 +18,9 @@
  *       against each cluster's stored members (_verify.h).
  *   member_entries(line_keys, grams, slots) -> list: sketch.to_entries of a document.
  *   entry_keys(clusters, members) -> list | None: sketch.entry_keys of each.
+ *   assign(tables, pending, features, options, allocate_id) -> (similar_id, is_new, score, matched) | None
+ *       nshash.decide.assign on the memory store's C tables, in one call
+ *       (_assign.h); None for the rare turns Python takes.
  *   Table: unsigned 64-bit keys -> signed 64-bit values in flat arrays, the
  *       memory store's tables (_inttable.h).
  *
@@ -46,6 +49,7 @@ static inline uint64_t mix64(uint64_t v) {
 }
 
 #include "_inttable.h"
+#include "_assign.h"
 
 static uint64_t prime_out;
 static PyObject *html_unescape; /* html.unescape, what text.strip_html calls on rare entities */ /* PRIME ** (GRAM - 1) mod 2**64 */
@@ -269,6 +273,9 @@ static PyMethodDef methods[] = {
      "member_entries(line_keys, grams, slots) -> list: nshash.sketch.to_entries of a document."},
     {"entry_keys", (PyCFunction)(void (*)(void))entry_keys, METH_FASTCALL,
      "entry_keys(clusters, members) -> list | None: nshash.sketch.entry_keys of every member of each cluster."},
+    {"assign", (PyCFunction)(void (*)(void))assign, METH_FASTCALL,
+     "assign(tables, pending, features, options, allocate_id) -> (similar_id, is_new, score, matched) | None: "
+     "nshash.decide.assign on the memory store's tables (None: Python decides this document)."},
     {"tables", tables, METH_NOARGS, "tables() -> dict: the tables the C took from nshash.text and nshash.fingerprint."},
     {NULL, NULL, 0, NULL},
 };

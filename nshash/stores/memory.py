@@ -270,6 +270,27 @@ class HashDBMemory(HashDB):
     def _count(self, table: str) -> int:
         return len(self._tables[table])
 
+    def native_tables(self, names: Sequence[str]) -> tuple[tuple[IntTable, ...], tuple[IntTable, ...] | None] | None:
+        """The C tables ``names`` and their log of pending writes, for C code that writes them directly.
+
+        ``None`` when the tables are dicts (no accelerator) or a deletion is
+        pending (a write must then also leave the log's deleted keys, which
+        only :meth:`put_many` does).  Call it inside :meth:`transaction`: a
+        commit takes the pending tables away.
+        """
+        if not CHECKING_TABLES or any(self._pending_deleted.values()):
+            return None
+        tables = tuple(self._tables[name] for name in names)
+        if self._journal is None:
+            return tables, None
+        pending = []
+        for name in names:
+            table = self._pending.get(name)
+            if table is None:
+                table = self._pending[name] = new_table()
+            pending.append(table)
+        return tables, tuple(pending)
+
     def highest_id(self) -> int:
         self._check_open()
         return self._next_id - 1

@@ -1,0 +1,422 @@
+/*
+ * nshash/_assign.h: decide.assign in C, on the memory store's own tables:
+ * one C call a page on the default path, as decide.assign specifies it
+ * (with clusters.find_roots and merge, boilerplate.line_roots, record_lines,
+ * record_evidence, members.add_member and decide.unstored_keys).
+ *
+ * The rare turns return None before anything but path compression is
+ * written, and decide.assign then takes the page in Python: an empty page, a
+ * candidate that passes on its sentence votes alone (decide.site_body_agrees),
+ * two clusters to merge (decide.members_score), a stored value the C cannot
+ * tell from "absent", ids past the 64-bit entry keys.  Included by
+ * _speedups.c after _inttable.h and _verify.h; tests compare the two paths'
+ * ids, scores and tables.
+ */
+#ifndef NSHASH_ASSIGN_H
+#define NSHASH_ASSIGN_H
+
+enum { T_FP, T_PARENT, T_STAT, T_SKETCH, T_LINE, T_COUNT };
+
+/* A key not in a table (None in Python): no id, count or mark is this value; sketch words may be. */
+#define ABSENT INT64_MIN
+#define MAX_SENTENCES 128 /* features: k <= 128 sentences, two keys each */
+
+typedef struct {
+    Table *tables[T_COUNT];
+    Table *pending[T_COUNT]; /* the store's log of writes since its last commit; NULL: no log */
+} assign_stores;
+
+static inline int64_t look(const assign_stores *s, int table, uint64_t key) {
+    Py_ssize_t at = table_find(s->tables[table], key);
+    return at < 0 ? ABSENT : value_at(s->tables[table], at);
+}
+
+static int put_both(assign_stores *s, int table, uint64_t key, int64_t value) {
+    if (table_put(s->tables[table], key, value) < 0) return -1;
+    if (s->pending[table] != NULL && table_put(s->pending[table], key, value) < 0) return -1;
+    return 0;
+}
+
+/* clusters.find_roots for one id: its canonical id, the chain above it compressed. */
+static int find_root(assign_stores *s, int64_t id, int64_t *root) {
+    int64_t node = id, above = look(s, T_PARENT, (uint64_t)id);
+    Py_ssize_t steps = 0;
+    while (above != ABSENT) {
+        node = above;
+        above = look(s, T_PARENT, (uint64_t)node);
+        steps++;
+    }
+    *root = node;
+    if (steps > 1) /* as clusters.find_roots: every id of the chain below the root points to it */
+        for (int64_t at = id; at != node;) {
+            int64_t next = look(s, T_PARENT, (uint64_t)at);
+            if (put_both(s, T_PARENT, (uint64_t)at, node) < 0) return -1;
+            at = next;
+        }
+    return 0;
+}
+
+static inline int64_t head_or_tail(int64_t head, int64_t tail) {
+    if (head != ABSENT && head != 0) return head;
+    return tail != ABSENT && tail != 0 ? tail : 0;
+}
+
+typedef struct {
+    int64_t id;
+    int votes, top;
+} tally;
+
+/* decide._count: the clusters the sentences point to, with how many of all and of the top n. */
+static int count_votes(const int64_t *values, int looked, int top, tally *out) {
+    int found = 0;
+    for (int i = 0; i < looked; i++) {
+        int64_t match = head_or_tail(values[2 * i], values[2 * i + 1]);
+        if (match == 0) continue;
+        int at = 0;
+        while (at < found && out[at].id != match) at++;
+        if (at == found) out[found++] = (tally){match, 0, 0};
+        out[at].votes++;
+        if (i < top) out[at].top++;
+    }
+    return found;
+}
+
+static int tally_order(const void *a, const void *b) { /* (-votes, id) */
+    const tally *x = a, *y = b;
+    if (x->votes != y->votes) return y->votes - x->votes;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The member's ENTRIES words at sketch.entry_keys(cluster, index); 0 when one is missing. */
+static int load_member(const assign_stores *s, int64_t cluster, int index, member *out) {
+    uint64_t base = ((uint64_t)cluster << CLUSTER_SHIFT) | ((uint64_t)index << MEMBER_SHIFT);
+    const Table *sketches = s->tables[T_SKETCH];
+    int64_t words[ENTRIES];
+    for (int part = 0; part < ENTRIES; part++) { /* any word may be ABSENT's bits: presence by the slot */
+        Py_ssize_t at = table_find(sketches, base | (uint64_t)part);
+        if (at < 0) return 0;
+        words[part] = value_at(sketches, at);
+    }
+    out->grams = (Py_ssize_t)words[0];
+    for (int w = 0; w < SLOT_WORDS; w++)
+        for (int b = 0; b < 8; b++) out->slots[8 * w + b] = (unsigned char)((uint64_t)words[1 + w] >> (8 * b));
+    for (int w = 0; w < BLOOM_WORDS; w++) out->lines[w] = (uint64_t)words[1 + SLOT_WORDS + w];
+    return 1;
+}
+
+static inline int fits_entry_keys(int64_t cluster) { return cluster >= 0 && !((uint64_t)cluster >> (64 - CLUSTER_SHIFT)); }
+
+/* boilerplate.considered_lines: the lines with grams, at most LINE_LIMIT / 2 from each end. */
+static Py_ssize_t considered_lines(const doc_lines *d, Py_ssize_t *out) {
+    Py_ssize_t count = 0, half = LINE_LIMIT / 2;
+    if (d->count <= LINE_LIMIT) {
+        for (Py_ssize_t i = 0; i < d->count; i++)
+            if (d->grams[i] > 0) out[count++] = i;
+        return count;
+    }
+    Py_ssize_t stop = -1;
+    for (Py_ssize_t i = 0; i < d->count && count < half; i++)
+        if (d->grams[i] > 0) out[count++] = stop = i;
+    Py_ssize_t top = count;
+    for (Py_ssize_t i = d->count - 1; i > stop && count - top < half; i--)
+        if (d->grams[i] > 0) out[count++] = i;
+    for (Py_ssize_t a = top, b = count - 1; a < b; a++, b--) { /* the bottom ones back in page order */
+        Py_ssize_t swap = out[a];
+        out[a] = out[b];
+        out[b] = swap;
+    }
+    return count;
+}
+
+/* boilerplate.record_evidence over the top sentences' keys. */
+static int record_evidence(assign_stores *s, const uint64_t *keys, const int64_t *values, int count,
+                           const tally *votes, int voted, const int *passed, long after) {
+    uint64_t content[2 * MAX_SENTENCES], suspects[2 * MAX_SENTENCES];
+    int contents = 0, suspected = 0;
+    for (int i = 0; i < count; i++) {
+        int64_t value = values[i];
+        if (value == ABSENT || value == 0) continue;
+        int at = 0;
+        while (at < voted && votes[at].id != value) at++;
+        if (at == voted) continue; /* not a cluster the document looked at */
+        if (passed[at]) content[contents++] = keys[i];
+        else suspects[suspected++] = keys[i];
+    }
+    uint64_t updated[4 * MAX_SENTENCES];
+    int updates = 0;
+    for (int i = 0; i < contents; i++) {
+        int seen = 0;
+        for (int j = 0; j < updates && !seen; j++) seen = updated[j] == content[i];
+        if (seen || look(s, T_STAT, content[i]) == CONTENT) continue;
+        if (put_both(s, T_STAT, content[i], CONTENT) < 0) return -1;
+        updated[updates++] = content[i];
+    }
+    for (int i = 0; i < suspected; i++) {
+        int seen = 0;
+        for (int j = 0; j < updates && !seen; j++) seen = updated[j] == suspects[i];
+        if (seen) continue; /* content, or counted once already */
+        int64_t before = look(s, T_STAT, suspects[i]);
+        updated[updates++] = suspects[i];
+        if (before == CONTENT) continue;
+        int64_t evidence = (before == ABSENT ? 0 : before) + 1;
+        if (put_both(s, T_STAT, suspects[i], evidence) < 0) return -1;
+        if (evidence >= after && put_both(s, T_FP, suspects[i], BOILERPLATE) < 0) return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    Py_ssize_t n, min_match, members;
+    double verify, verify_voted;
+    int boilerplate;
+    long boilerplate_after;
+} assign_options;
+
+static int parse_assign_options(PyObject *tuple, assign_options *o) {
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 7) {
+        PyErr_SetString(PyExc_TypeError, "assign(): options are (n, min_match, members, verify, verify_voted, "
+                                         "boilerplate, boilerplate_after)");
+        return -1;
+    }
+    o->n = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 0));
+    o->min_match = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 1));
+    o->members = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple, 2));
+    o->verify = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, 3));
+    o->verify_voted = PyFloat_AsDouble(PyTuple_GET_ITEM(tuple, 4));
+    o->boilerplate = PyObject_IsTrue(PyTuple_GET_ITEM(tuple, 5));
+    o->boilerplate_after = PyLong_AsLong(PyTuple_GET_ITEM(tuple, 6));
+    if (PyErr_Occurred()) return -1;
+    if (o->n < 1 || o->members < 1 || o->members > MAX_MEMBERS) {
+        PyErr_SetString(PyExc_ValueError, "assign(): n >= 1 and 1 to MAX_MEMBERS members");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_tables(PyObject *tuple, Table **out, int optional) {
+    if (optional && tuple == Py_None) {
+        for (int i = 0; i < T_COUNT; i++) out[i] = NULL;
+        return 0;
+    }
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != T_COUNT) {
+        PyErr_SetString(PyExc_TypeError, "assign(): tables are (fp, parent, stat, sketch, line) Tables");
+        return -1;
+    }
+    for (int i = 0; i < T_COUNT; i++) {
+        PyObject *table = PyTuple_GET_ITEM(tuple, i);
+        if (!PyObject_TypeCheck(table, &TableType)) {
+            PyErr_SetString(PyExc_TypeError, "assign(): tables are (fp, parent, stat, sketch, line) Tables");
+            return -1;
+        }
+        out[i] = (Table *)table;
+    }
+    return 0;
+}
+
+/*
+ * assign(tables, pending, features, options, allocate_id)
+ *     -> (similar_id, is_new, score, matched) | None
+ */
+static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "assign(tables, pending, features, options, allocate_id)");
+        return NULL;
+    }
+    assign_stores s;
+    assign_options o;
+    if (parse_tables(args[0], s.tables, 0) < 0 || parse_tables(args[1], s.pending, 1) < 0 ||
+        parse_assign_options(args[3], &o) < 0)
+        return NULL;
+    PyObject *features = args[2];
+    if (!PyTuple_Check(features) || PyTuple_GET_SIZE(features) != 8) {
+        PyErr_SetString(PyExc_TypeError, "assign(): features are a Features tuple");
+        return NULL;
+    }
+    PyObject *keys_obj = PyTuple_GET_ITEM(features, 0), *doc_key_obj = PyTuple_GET_ITEM(features, 2);
+    PyObject *sketch_obj = PyTuple_GET_ITEM(features, 3);
+    if (doc_key_obj == Py_None) Py_RETURN_NONE; /* an empty page: Python gives it an id */
+    if (!PyList_Check(keys_obj) || !PyTuple_Check(sketch_obj) || PyTuple_GET_SIZE(sketch_obj) != 2) {
+        PyErr_SetString(PyExc_TypeError, "assign(): features are a Features tuple");
+        return NULL;
+    }
+    Py_ssize_t key_count = PyList_GET_SIZE(keys_obj);
+    if (key_count % 2 || key_count > 2 * MAX_SENTENCES) {
+        PyErr_SetString(PyExc_ValueError, "assign(): two keys a sentence, at most 128 sentences");
+        return NULL;
+    }
+    uint64_t keys[2 * MAX_SENTENCES], doc_key = PyLong_AsUnsignedLongLong(doc_key_obj);
+    int64_t values[2 * MAX_SENTENCES];
+    if (PyErr_Occurred()) return NULL;
+    int sentences = 0;
+    int64_t doc_value = look(&s, T_FP, doc_key);
+    for (Py_ssize_t i = 0; i < key_count; i += 2) {
+        for (int side = 0; side < 2; side++) {
+            keys[2 * sentences + side] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(keys_obj, i + side));
+            if (PyErr_Occurred()) return NULL;
+            values[2 * sentences + side] = look(&s, T_FP, keys[2 * sentences + side]);
+        }
+        /* boilerplate.without_boilerplate */
+        if (!(o.boilerplate && (values[2 * sentences] == BOILERPLATE || values[2 * sentences + 1] == BOILERPLATE)))
+            sentences++;
+    }
+    int top = sentences < o.n ? sentences : (int)o.n;
+    if (doc_value != ABSENT && doc_value != 0) { /* the same text again */
+        int64_t root;
+        if (find_root(&s, doc_value, &root) < 0) return NULL;
+        for (int i = 0; i < 2 * top; i++)
+            if (values[i] == ABSENT && put_both(&s, T_FP, keys[i], root) < 0) return NULL;
+        return Py_BuildValue("(LOd(L))", (long long)root, Py_False, 1.0, (long long)root);
+    }
+    tally votes[MAX_SENTENCES];
+    int voted = count_votes(values, sentences, top, votes);
+    qsort(votes, (size_t)voted, sizeof(tally), tally_order);
+    Py_ssize_t need = o.min_match < top ? o.min_match : top;
+    int candidates = 0;
+    while (candidates < voted && candidates < MAX_CANDIDATES && votes[candidates].votes >= need) candidates++;
+    for (int c = 0; c < candidates; c++)
+        if (!fits_entry_keys(votes[c].id)) Py_RETURN_NONE;
+
+    PyObject *result = NULL;
+    doc_lines d = {0, NULL, NULL, NULL, NULL};
+    doc_text t = {.ends = {.fast = NULL, .wide = -1}};
+    Py_ssize_t *lines = NULL;
+    int64_t *line_roots = NULL;
+    PyObject *none = PyTuple_New(0);
+    if (none == NULL) return NULL;
+    if (read_lines(PyTuple_GET_ITEM(features, 4), PyTuple_GET_ITEM(features, 5), &d) < 0 ||
+        read_text(PyTuple_GET_ITEM(features, 6), PyTuple_GET_ITEM(features, 7), none, &d, &t) < 0)
+        goto done;
+    size_t room = (size_t)(d.count ? d.count : 1);
+    lines = PyMem_RawMalloc(room * sizeof(Py_ssize_t));
+    line_roots = PyMem_RawMalloc(room * sizeof(int64_t));
+    if (lines == NULL || line_roots == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* boilerplate.line_roots: where each considered line was seen, as a current id */
+    int64_t roots[MAX_CANDIDATES];
+    for (int c = 0; c < candidates; c++)
+        if (find_root(&s, votes[c].id, &roots[c]) < 0) goto done;
+    Py_ssize_t considered = considered_lines(&d, lines);
+    for (Py_ssize_t i = 0; i < considered; i++) {
+        int64_t seen = look(&s, T_LINE, (uint64_t)d.keys[lines[i]]);
+        if (seen == ABSENT) seen = UNSEEN;
+        else if (seen != SHARED_LINE && find_root(&s, seen, &seen) < 0) goto done;
+        line_roots[i] = seen;
+        /* decide.known_lines: seen in a cluster that is not a candidate */
+        int candidate = 0;
+        for (int c = 0; c < candidates && !candidate; c++) candidate = roots[c] == seen;
+        t.known[lines[i]] = (unsigned char)(seen != UNSEEN && !candidate);
+    }
+    /* decide.verify_clusters */
+    member doc, found[MAX_MEMBERS];
+    if (read_sketch(PyTuple_GET_ITEM(sketch_obj, 0), PyTuple_GET_ITEM(sketch_obj, 1), &doc) < 0) goto done;
+    double scores[MAX_CANDIDATES];
+    int stored[MAX_CANDIDATES], passed[MAX_SENTENCES] = {0}, any = 0, best = -1;
+    unsigned char *head = d.frame + room, *foot = head + room;
+    for (int c = 0; c < candidates; c++) {
+        int count = 0;
+        while (count < o.members && load_member(&s, votes[c].id, count, &found[count])) count++;
+        stored[c] = count;
+        scores[c] = verify_score(&d, &doc, found, count, head, foot, &t);
+        /* decide.agrees */
+        double share = (double)votes[c].top / (double)top;
+        double eased = o.verify_voted - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0);
+        passed[c] = scores[c] >= o.verify || (share >= VOTED_SHARE && scores[c] >= eased);
+        if (passed[c] && scores[c] < o.verify) goto rare; /* decide.site_body_agrees */
+        if (!passed[c]) continue;
+        if (best < 0 || votes[c].votes > votes[best].votes ||
+            (votes[c].votes == votes[best].votes &&
+             (scores[c] > scores[best] || (scores[c] == scores[best] && votes[c].id < votes[best].id))))
+            best = c;
+        any = 1;
+    }
+    for (int c = 0; c < candidates; c++)
+        if (passed[c] && roots[c] != roots[best]) goto rare; /* a merge: decide.members_score */
+
+    int64_t target;
+    int known_members = -1;
+    if (any) {
+        target = roots[best];
+        for (int c = 0; c < candidates && known_members < 0; c++)
+            if (votes[c].id == target) known_members = stored[c];
+    } else {
+        PyObject *id = PyObject_CallNoArgs(args[4]);
+        if (id == NULL) goto done;
+        target = PyLong_AsLongLong(id);
+        Py_DECREF(id);
+        if (PyErr_Occurred()) goto done;
+        if (!fits_entry_keys(target)) {
+            PyErr_SetString(PyExc_OverflowError, "assign(): cluster ids past 2**56 do not fit the sketch keys");
+            goto done;
+        }
+        known_members = 0;
+    }
+    /* decide.unstored_keys over every looked-up sentence, then the whole text's key */
+    int chosen = 0;
+    for (int i = 0; i < sentences && chosen < o.n; i++) {
+        int failed = 0;
+        for (int side = 0; side < 2; side++) {
+            int64_t value = values[2 * i + side];
+            for (int c = 0; c < voted && !failed; c++) failed = votes[c].id == value && !(c < candidates && passed[c]);
+        }
+        if (failed) continue;
+        chosen++;
+        for (int side = 0; side < 2; side++)
+            if (values[2 * i + side] == ABSENT && put_both(&s, T_FP, keys[2 * i + side], target) < 0) goto done;
+    }
+    if (put_both(&s, T_FP, doc_key, target) < 0) goto done;
+    /* members.add_member */
+    if (known_members < 0) {
+        member ignored;
+        known_members = 0;
+        while (known_members < o.members && load_member(&s, target, known_members, &ignored)) known_members++;
+    }
+    if (known_members < o.members) {
+        memset(doc.lines, 0, sizeof doc.lines);
+        for (Py_ssize_t i = 0; i < d.count; i++)
+            for (int probe = 0; probe < BLOOM_PROBES; probe++) {
+                uint64_t bit = probe_bit(d.keys[i], probe);
+                doc.lines[bit >> 6] |= 1ULL << (bit & 63);
+            }
+        uint64_t base = ((uint64_t)target << CLUSTER_SHIFT) | ((uint64_t)known_members << MEMBER_SHIFT);
+        for (int part = 0; part < ENTRIES; part++) {
+            int64_t word;
+            if (part == 0) {
+                word = (int64_t)doc.grams;
+            } else if (part <= SLOT_WORDS) {
+                uint64_t u = 0;
+                for (int b = 0; b < 8; b++) u |= (uint64_t)doc.slots[8 * (part - 1) + b] << (8 * b);
+                word = (int64_t)u;
+            } else {
+                word = (int64_t)doc.lines[part - 1 - SLOT_WORDS];
+            }
+            if (put_both(&s, T_SKETCH, base | (uint64_t)part, word) < 0) goto done;
+        }
+    }
+    /* boilerplate.record_lines */
+    for (Py_ssize_t i = 0; i < considered; i++) {
+        uint64_t key = (uint64_t)d.keys[lines[i]];
+        if (line_roots[i] == UNSEEN) {
+            if (put_both(&s, T_LINE, key, target) < 0) goto done;
+        } else if (line_roots[i] != SHARED_LINE && line_roots[i] != target) {
+            if (put_both(&s, T_LINE, key, SHARED_LINE) < 0) goto done;
+        }
+    }
+    if (o.boilerplate && voted &&
+        record_evidence(&s, keys, values, 2 * top, votes, voted, passed, o.boilerplate_after) < 0)
+        goto done;
+    if (any) result = Py_BuildValue("(LOd(L))", (long long)target, Py_False, scores[best], (long long)target);
+    else result = Py_BuildValue("(LOd())", (long long)target, Py_True, 0.0);
+    goto done;
+rare:
+    result = Py_NewRef(Py_None);
+done:
+    Py_DECREF(none);
+    free_lines(&d);
+    free_text(&t);
+    PyMem_RawFree(lines);
+    PyMem_RawFree(line_roots);
+    return result;
+}
+#endif
