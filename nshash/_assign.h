@@ -5,10 +5,8 @@
  * record_evidence, members.add_member and decide.unstored_keys).
  *
  * The rare turns return None before anything but path compression is
- * written, and decide.assign then takes the page in Python: an empty page, a
- * candidate that passes on its sentence votes alone (decide.site_body_agrees),
- * two clusters to merge (decide.members_score), a stored value the C cannot
- * tell from "absent", ids past the 64-bit entry keys.  Included by
+ * written, and decide.assign then takes the page in Python: an empty page,
+ * two clusters to merge (decide.members_score), ids past the 64-bit entry keys.  Included by
  * _speedups.c after _inttable.h and _verify.h; tests compare the two paths'
  * ids, scores and tables.
  */
@@ -163,6 +161,28 @@ static int record_evidence(assign_stores *s, const uint64_t *keys, const int64_t
         if (evidence >= after && put_both(s, T_FP, suspects[i], BOILERPLATE) < 0) return -1;
     }
     return 0;
+}
+
+/*
+ * decide.site_body_agrees, called right after verify_score against the same
+ * members: d->frame is then their shared frame and t->body the page's sketch
+ * without it and the known lines.
+ */
+static int site_body_agrees(const doc_lines *d, const doc_text *t, const member *members, int count, double need) {
+    int framed = 0;
+    for (Py_ssize_t i = 0; i < d->count && !framed; i++) framed = d->frame[i];
+    if (!framed) return 1; /* not one site's pages: the votes stand */
+    const member *body = &t->body;
+    if (body->grams < BODY_MIN_GRAMS) return 1; /* too little to sketch */
+    int sized = 0;
+    for (int m = 0; m < count; m++) {
+        Py_ssize_t small = body->grams < members[m].grams ? body->grams : members[m].grams;
+        Py_ssize_t large = body->grams < members[m].grams ? members[m].grams : body->grams;
+        if ((double)large >= BODY_SIZE_RATIO * (double)small) continue;
+        sized = 1;
+        if (containment(body, &members[m]) - BODY_ERRORS * containment_error(body, &members[m]) >= need) return 1;
+    }
+    return !sized; /* sizes too far apart for the body's estimate to say anything: the votes stand */
 }
 
 typedef struct {
@@ -323,7 +343,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         double share = (double)votes[c].top / (double)top;
         double eased = o.verify_voted - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0);
         passed[c] = scores[c] >= o.verify || (share >= VOTED_SHARE && scores[c] >= eased);
-        if (passed[c] && scores[c] < o.verify) goto rare; /* decide.site_body_agrees */
+        if (passed[c] && scores[c] < o.verify && !site_body_agrees(&d, &t, found, count, eased)) passed[c] = 0;
         if (!passed[c]) continue;
         if (best < 0 || votes[c].votes > votes[best].votes ||
             (votes[c].votes == votes[best].votes &&

@@ -33,7 +33,6 @@ the same function and is tested against it).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Final
 
@@ -41,18 +40,17 @@ from nshash._accel import speedups
 from nshash.boilerplate import (
     BOILERPLATE,
     FP,
-    LINE,
-    STAT,
     UNSEEN,
     line_roots,
     record_evidence,
     record_lines,
     without_boilerplate,
 )
-from nshash.clusters import PARENT, find_roots, merge
+from nshash.clusters import find_roots, merge
 from nshash.fingerprint import Features
 from nshash.match import Match
-from nshash.members import SKETCH, add_member, load_entries, members_at
+from nshash.members import add_member, load_entries, members_at
+from nshash.native import assign_native
 from nshash.options import Options
 from nshash.sketch import (
     EDGE_REST,
@@ -135,38 +133,14 @@ KNOWN_FRAME: Final = 0.9
 Decision = Match
 
 
-#: The tables :func:`assign` reads and writes, in the order the C's ``assign`` takes them.
-TABLES: Final = (FP, PARENT, STAT, SKETCH, LINE)
-
-
 def assign(view: StoreView, features: Features, options: Options) -> Match:
     """Decide ``features``' cluster and record it in ``view`` (a store or a transaction view).
 
     On the memory store's C tables the C accelerator decides in one call
-    (``nshash/_assign.h``), except for the rare turns it hands back here
-    (an empty page, a candidate passing on sentence votes alone, a merge).
+    (:func:`nshash.native.assign_native`), except for the rare turns it hands
+    back to :func:`assign_python` (an empty page, a merge).
     """
-    native = getattr(view, "native_tables", None)
-    if native is not None and speedups is not None:
-        tables = native(TABLES)
-        if tables is not None:
-            decided = speedups.assign(*tables, features, _c_options(options), view.allocate_id)
-            if decided is not None:
-                return Match(*decided)
-    return assign_python(view, features, options)
-
-
-@functools.lru_cache(maxsize=16)
-def _c_options(options: Options) -> tuple[int, int, int, float, float, bool, int]:
-    return (
-        options.n,
-        options.min_match,
-        options.members,
-        options.verify,
-        options.verify_voted,
-        options.boilerplate,
-        options.boilerplate_after,
-    )
+    return assign_native(view, features, options) or assign_python(view, features, options)
 
 
 def assign_python(view: StoreView, features: Features, options: Options) -> Match:

@@ -1,0 +1,51 @@
+"""The decision on the memory store's own C tables: one C call a page (``nshash/_assign.h``).
+
+The C implements :func:`nshash.decide.assign_python` and writes the store's
+tables (and its log of pending writes) directly; tests compare the two.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Final
+
+from nshash._accel import speedups
+from nshash.boilerplate import FP, LINE, STAT
+from nshash.clusters import PARENT
+from nshash.fingerprint import Features
+from nshash.match import Match
+from nshash.members import SKETCH
+from nshash.options import Options
+from nshash.stores.view import StoreView
+
+#: The tables the decision reads and writes, in the order the C's ``assign`` takes them.
+TABLES: Final = (FP, PARENT, STAT, SKETCH, LINE)
+
+
+def assign_native(view: StoreView, features: Features, options: Options) -> Match | None:
+    """The decision made in C, when ``view`` lends its C tables (``native_tables``); ``None`` leaves it to Python.
+
+    The C hands back the rare turns before it writes anything: an empty page,
+    two clusters to merge.
+    """
+    native = getattr(view, "native_tables", None)
+    if native is None or speedups is None:
+        return None
+    tables = native(TABLES)
+    if tables is None:
+        return None
+    decided = speedups.assign(*tables, features, _c_options(options), view.allocate_id)
+    return None if decided is None else Match(*decided)
+
+
+@functools.lru_cache(maxsize=16)
+def _c_options(options: Options) -> tuple[int, int, int, float, float, bool, int]:
+    return (
+        options.n,
+        options.min_match,
+        options.members,
+        options.verify,
+        options.verify_voted,
+        options.boilerplate,
+        options.boilerplate_after,
+    )

@@ -1,0 +1,153 @@
+"""The decision in C (``nshash/_assign.h``) decides and writes exactly what ``nshash.decide.assign_python`` does."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import nshash
+import nshash.decide
+import nshash.native
+from nshash.native import TABLES
+from nshash.stores.memory import HashDBMemory
+
+speedups = pytest.importorskip("nshash._speedups", reason="the C accelerator is not built")
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "examples" / "data" / "news_sample.jsonl"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+class Counting:
+    """The C module, counting what its ``assign`` decided and what it handed back to Python."""
+
+    def __init__(self) -> None:
+        self.decided = self.handed_back = self.site_body_checks = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(speedups, name)
+
+    def assign(self, *args: Any) -> Any:
+        out = speedups.assign(*args)
+        if out is None:
+            self.handed_back += 1
+        else:
+            self.decided += 1
+        return out
+
+
+def popular_copies() -> list[str]:
+    """The bundled sample, then edited copies of it (benchmarks/run_sample.py): joins, merges, sentence-vote passes."""
+    from run_sample import load_sample, popular
+
+    texts, labels = load_sample(SAMPLE)
+    copies, _ = popular(texts, labels, 2 * len(texts), 2)
+    return texts + copies
+
+
+def hard_corpus() -> list[str]:
+    """Pages of the benchmark corpus generator: site frames, siblings, revisions, early copies, wrapping."""
+    from corpus import assemble, hard, pool
+    from corpus.build import _sites
+    from corpus.sources import Article
+
+    rng = random.Random(11)
+    words = "package system kernel mirror archive install option network device driver user file".split()
+    articles = []
+    for i in range(50):
+        paras = [
+            " ".join(
+                " ".join(rng.choice(words) for _ in range(12)).capitalize() + f" item {i} part {j}." for _ in range(3)
+            )
+            for j in range(4)
+        ]
+        articles.append(Article("en", "pkg", f"page{i}.html", f"g{i // 10}", f"Title number {i}", paras))
+    sites = _sites(5)[("en", "tune")]
+    hard.add_habits(sites, random.Random("5:habits"))
+    siblings = {key for key, found in pool.siblings(articles).items() if found}
+    records, _ = assemble.simulate_v2("en", articles, sites, random.Random(5), siblings, pool.key)
+    return [str(row["text"]) for row in assemble.to_rows(records, "t", cases=True)]
+
+
+def decide_all(
+    path: Path, docs: list[str], native: bool, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[tuple[Any, ...]], dict[str, list[tuple[int, int]]], dict[str, list[tuple[int, int]]], Counting]:
+    """Matches, tables and the log's pending writes after feeding ``docs`` (then their first 40 again)."""
+    counting = Counting()
+    with monkeypatch.context() as patch:
+        patch.setattr(nshash.native, "speedups", counting)
+        if not native:
+            patch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+            spec = nshash.decide.site_body_agrees
+
+            def site_body_agrees(*args: Any) -> bool:
+                counting.site_body_checks += 1
+                return spec(*args)
+
+            patch.setattr(nshash.decide, "site_body_agrees", site_body_agrees)
+        store = HashDBMemory(path, log_interval=3600)  # no commit while feeding: the log's writes all pending
+        nsh = nshash.NSHash(hashdb=store)
+        matches = [tuple(nsh.add(doc)) for doc in [*docs, *docs[:40]]]
+        tables = {name: sorted(store._tables[name].items()) for name in TABLES}
+        pending = {name: sorted(store._pending[name].items()) for name in TABLES if name in store._pending}
+        store.close()
+    return matches, tables, pending, counting
+
+
+@pytest.mark.parametrize("docs", [popular_copies, hard_corpus], ids=["popular-story copies", "hard corpus"])
+def test_c_assign_decides_and_writes_what_python_does(
+    docs: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = docs()
+    c = decide_all(tmp_path / "c.hashdb.pkl", texts, True, monkeypatch)
+    python = decide_all(tmp_path / "python.hashdb.pkl", texts, False, monkeypatch)
+    assert c[0] == python[0]  # ids, new or not, scores, clusters matched
+    assert c[1] == python[1]  # every table
+    assert {name: rows for name, rows in c[2].items() if rows} == {n: r for n, r in python[2].items() if r}  # the log
+    assert python[3].decided == 0 and python[3].handed_back == 0
+    assert python[3].site_body_checks > 0  # pages passing on sentence votes: the C checked their bodies too
+    # The C decided most pages, and the rare turns were handed back (and then decided as Python does).
+    assert c[3].decided >= 0.8 * len(c[0])
+    assert c[3].handed_back > 0
+
+
+def test_after_a_deletion_the_memory_store_leaves_the_decision_to_python(tmp_path: Path) -> None:
+    with HashDBMemory(tmp_path / "d.hashdb.pkl", log_interval=3600) as store:
+        tables, pending = store.native_tables(TABLES)
+        assert tables[0] is store._tables["fp"] and pending is not None and pending[0] is store._pending["fp"]
+        store.put_many("fp", [(1, 1)])
+        store.delete_many("fp", [1])
+        # A write must now also leave the log's deleted keys, which only put_many does.
+        assert store.native_tables(TABLES) is None
+        nsh = nshash.NSHash(hashdb=store)
+        text = "A first sentence that is long enough to key. And a second one, long enough too."
+        assert nsh.get_similar(text) == nsh.get_similar(text)
+    with HashDBMemory(None) as store:
+        assert store.native_tables(TABLES)[1] is None  # no log: no pending writes to keep
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        ((("fp",) * 5, None, None, (5, 1, 3, 0.7, 0.5, True, 2), int), TypeError),  # not Tables
+        (((speedups.Table(),) * 4, None, None, (5, 1, 3, 0.7, 0.5, True, 2), int), TypeError),  # four tables
+        (((speedups.Table(),) * 5, None, (), (5, 1, 3, 0.7, 0.5, True, 2), int), TypeError),  # not Features
+        (((speedups.Table(),) * 5, None, None, (5, 1, 9, 0.7, 0.5, True, 2), int), ValueError),  # members > 4
+        (((speedups.Table(),) * 5, None, None, (5, 1, 3), int), TypeError),  # options
+    ],
+)
+def test_c_assign_refuses_bad_arguments(args: tuple[object, ...], error: type[Exception]) -> None:
+    with pytest.raises(error):
+        speedups.assign(*args)
+
+
+def test_c_assign_leaves_an_empty_page_to_python() -> None:
+    features = nshash.NSHash().fingerprinter.features("")
+    assert features.doc_key is None
+    tables = tuple(speedups.Table() for _ in TABLES)
+    assert speedups.assign(tables, None, features, (5, 1, 3, 0.7, 0.5, True, 2), int) is None
+    assert all(len(table) == 0 for table in tables)
