@@ -15,6 +15,10 @@
  * was (except MemoryError while growing), and a call is atomic under the GIL.
  */
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #define TABLE_MAX_LOAD_NUM 4 /* grows past 4/5 full */
 #define TABLE_MAX_LOAD_DEN 5
 #define TABLE_MIN_CAPACITY 64
@@ -74,6 +78,23 @@ static inline void store_value(Table *t, Py_ssize_t i, int64_t value) {
     else ((int32_t *)t->values)[i] = (int32_t)value;
 }
 
+/*
+ * Large columns in huge pages where the kernel offers them on request
+ * (transparent huge pages in "madvise" mode): a table of millions of slots is
+ * read at random, and with 4 KB pages nearly every lookup missed the TLB.
+ */
+static void advise_huge(void *start, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes < ((size_t)4 << 20)) return;
+    uintptr_t page = 4096, from = ((uintptr_t)start + page - 1) & ~(page - 1);
+    uintptr_t to = ((uintptr_t)start + bytes) & ~(page - 1);
+    (void)madvise((void *)from, (size_t)(to - from), MADV_HUGEPAGE); /* advice: a refusal changes nothing */
+#else
+    (void)start;
+    (void)bytes;
+#endif
+}
+
 /* Room for capacity slots (a power of two); the entries are moved over in slot order. */
 static int table_resize(Table *t, Py_ssize_t capacity) {
     size_t words = (size_t)capacity / 64, width = t->wide ? sizeof(int64_t) : sizeof(int32_t);
@@ -87,6 +108,9 @@ static int table_resize(Table *t, Py_ssize_t capacity) {
         PyErr_NoMemory();
         return -1;
     }
+    advise_huge(keys, (size_t)capacity * sizeof(uint64_t));
+    advise_huge(values, (size_t)capacity * width);
+    advise_huge(used, words * sizeof(uint64_t));
     Table old = *t;
     t->keys = keys;
     t->values = values;
