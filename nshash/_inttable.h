@@ -33,6 +33,7 @@ typedef struct {
     int shift; /* 64 - log2(capacity): a key's home slot is its mix's top bits */
     int wide;
     uint64_t version; /* changes on every insertion or deletion: iterators check it */
+    uint64_t writes;  /* every change, a value replaced too: the memory store's "changed since saved" */
 } Table;
 
 static PyTypeObject TableType;
@@ -142,6 +143,7 @@ static Py_ssize_t capacity_for(Py_ssize_t count) {
 static int table_put(Table *t, uint64_t key, int64_t value) {
     if (!t->wide && (value < INT32_MIN || value > INT32_MAX) && table_widen(t) < 0) return -1;
     Py_ssize_t at = table_find(t, key);
+    t->writes++;
     if (at >= 0) {
         store_value(t, at, value);
         return 0;
@@ -176,6 +178,7 @@ static void table_remove_at(Table *t, Py_ssize_t i) {
     clear_used(t, i);
     t->count--;
     t->version++;
+    t->writes++;
 }
 
 /* -- conversions -------------------------------------------------------------- */
@@ -500,6 +503,7 @@ static PyObject *table_clear(Table *t, PyObject *unused) {
     t->capacity = t->count = 0;
     t->wide = 0;
     t->version++;
+    t->writes++;
     Py_RETURN_NONE;
 }
 
@@ -509,6 +513,8 @@ static size_t table_nbytes(const Table *t) {
 
 static PyObject *table_get_nbytes(Table *t, void *unused) { return PyLong_FromSize_t(table_nbytes(t)); }
 static PyObject *table_get_capacity(Table *t, void *unused) { return PyLong_FromSsize_t(t->capacity); }
+
+static PyObject *table_get_writes(Table *t, void *unused) { return PyLong_FromUnsignedLongLong(t->writes); }
 
 static PyObject *table_sizeof(Table *t, PyObject *unused) {
     return PyLong_FromSize_t(sizeof(Table) + table_nbytes(t));
@@ -588,6 +594,8 @@ static PyMethodDef table_methods[] = {
 static PyGetSetDef table_getset[] = {
     {"nbytes", (getter)table_get_nbytes, NULL, "Bytes the table's arrays take.", NULL},
     {"capacity", (getter)table_get_capacity, NULL, "Slots allocated.", NULL},
+    {"writes", (getter)table_get_writes, NULL, "Changes made since the table was built (a value replaced counts).",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -81,6 +81,23 @@ def test_memory_store_saves_atomically_and_explicitly(tmp_path: Path) -> None:
         assert again.get_similar(ENGLISH) == 2
 
 
+def test_closing_an_index_only_read_from_does_not_rewrite_its_file(tmp_path: Path) -> None:
+    name = tmp_path / "news"
+    path = tmp_path / "news.hashdb.pkl"
+    with nshash.NSHash(name) as nsh:
+        nsh.get_similar(ARTICLE)
+    written = path.stat()
+    with nshash.NSHash(name) as nsh:  # reads only: the same text again, a query, stats
+        assert nsh.get_similar(ARTICLE) == 1 and nsh.query(ENGLISH).is_new
+        nsh.flush()
+    assert (path.stat().st_ino, path.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
+    with nshash.NSHash(name) as nsh:
+        assert nsh.get_similar(ENGLISH) == 2
+    assert path.stat().st_ino != written.st_ino  # a change is saved (a new file renamed into place)
+    with nshash.NSHash(name) as nsh:
+        assert nsh.get_similar(ENGLISH) == 2 and nsh.get_similar("A third, new article, long enough to key.") == 3
+
+
 def test_save_every_bounds_what_a_crash_can_lose(tmp_path: Path) -> None:
     path = tmp_path / "news.hashdb.pkl"
     nsh = nshash.NSHash(tmp_path / "news", store_options={"save_every": 3})

@@ -338,3 +338,18 @@ def test_a_version_3_file_in_the_other_byte_order_loads(tmp_path: Path) -> None:
     path = packed_file(tmp_path, {"sketch": ("Q", "q", other, keys.tobytes(), values.tobytes())})
     with nshash.HashDBMemory(path) as store:
         assert store.get_many("sketch", [0, 7, MAX_KEY]) == [-(2**63), 3, 2**63 - 1]
+
+
+def test_writes_counts_every_change_and_nothing_else() -> None:
+    """The memory store saves only a changed index; the C decision writes tables without telling it otherwise."""
+    table = Table(array("Q", [1, 2]), array("q", [5, 6]))
+    assert table.writes == 0  # built from a file: nothing to save
+    table.get_many([1, 3])
+    table.delete_many([3])  # absent: nothing removed
+    assert table.writes == 0
+    table.put_many([(1, 5)])  # the same value again still counts: the C decision does not compare
+    table.put_many([(2, 7), (3, 8)])
+    table.delete_many([1])
+    assert table.writes == 4
+    table.clear()
+    assert table.writes == 5

@@ -138,6 +138,10 @@ class HashDBMemory(HashDB):
         # Ids below this may have been handed out: it is on disk before they are.
         self._reserved = 1
         self._writes_since_save = 0
+        # Anything changed since the file was read or written: closing an index
+        # only read from must not rewrite a file of a million pages (~2 s).
+        self._changed = False
+        self._saved_writes = 0
         self._lock_file: io.BufferedWriter | None = None
         # Taken before self._lock, never after it: commits and saves in order.
         self._commit_lock = threading.RLock()
@@ -229,6 +233,7 @@ class HashDBMemory(HashDB):
         return self._tables[table].get_many(keys)
 
     def _put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
+        self._changed = True
         if self._journal is None:
             self._tables[table].put_many(items)
             return
@@ -244,6 +249,7 @@ class HashDBMemory(HashDB):
                 deleted.difference_update(key for key, _ in pairs)
 
     def _delete_many(self, table: str, keys: Sequence[int]) -> None:
+        self._changed = True
         with self._lock:
             gone = self._tables[table].delete_many(keys)
             if self._journal is not None and gone:
@@ -256,11 +262,13 @@ class HashDBMemory(HashDB):
         return self._meta.get(key)
 
     def _set_meta(self, key: str, value: str) -> None:
+        self._changed = True
         with self._lock:
             self._meta[key] = value
             self._pending_meta[key] = value
 
     def _allocate_id(self) -> int:
+        self._changed = True
         new_id = self._next_id
         if self.path is not None and new_id >= self._reserved:
             self.write_reservation(new_id + _ID_BLOCK)
@@ -373,6 +381,7 @@ class HashDBMemory(HashDB):
         return encode_log_entry(self._next_id, meta, entries)
 
     def _replay(self, payload: bytes, log_path: Path) -> None:
+        self._changed = True  # the next save folds the log into the file
         try:
             next_id, meta, entries = decode_log_entry(payload)
         except NSHashError:
@@ -407,6 +416,8 @@ class HashDBMemory(HashDB):
         with self._commit_lock, self._lock:
             # The log first: if the file cannot be written, the log still has everything.
             self.commit()
+            if not self._changed and self._table_writes() == self._saved_writes and self.path.exists():
+                return  # the file holds everything already
             generation = self._generation + 1
             parts = encode_state(self._meta, self._next_id, self._tables, generation)
             try:
@@ -421,6 +432,12 @@ class HashDBMemory(HashDB):
                     exc, self.describe(), "saving", "The previous file and the log are intact; nothing is lost."
                 ) from exc
             self._writes_since_save = 0
+            self._changed = False
+            self._saved_writes = self._table_writes()
+
+    def _table_writes(self) -> int:
+        """Changes made to the C tables since they were built (the C decision writes them directly)."""
+        return sum(getattr(table, "writes", 0) for table in self._tables.values())
 
     def flush(self) -> None:
         self.save()
@@ -447,7 +464,9 @@ class HashDBMemory(HashDB):
             self._lock_file = None
 
     def _load(self, path: Path) -> None:
-        meta, next_id, generation, self._tables = load_state(path)
+        meta, next_id, generation, self._tables, current = load_state(path)
+        self._saved_writes = self._table_writes()
+        self._changed = not current  # an older format is saved in this one
         self._meta = dict(meta)
         self._next_id = next_id
         self._generation = generation

@@ -93,8 +93,10 @@ def encode_state(
     return [_FILE_HEADER.pack(_MAGIC, _VERSION, length, crc), *parts]
 
 
-def load_state(path: Path) -> tuple[dict[str, str], int, int, dict[str, IntTable]]:
-    """``(meta, next_id, log generation, tables)`` of a store file, every part checked, tables built.
+def load_state(path: Path) -> tuple[dict[str, str], int, int, dict[str, IntTable], bool]:
+    """``(meta, next_id, log generation, tables, current)`` of a store file, every part checked, tables built.
+
+    ``current``: the file is in this version's format (else the next save rewrites it).
 
     Raises:
         StoreCorruptError: not a readable nshash memory store, a failed
@@ -105,7 +107,8 @@ def load_state(path: Path) -> tuple[dict[str, str], int, int, dict[str, IntTable
     try:
         if state["version"] < 3:
             meta, next_id, generation, pairs = check_state(state, path)
-            return meta, next_id, generation, {table: table_from_dict(pairs.get(table, {})) for table in TABLES}
+            tables = {table: table_from_dict(pairs.get(table, {})) for table in TABLES}
+            return meta, next_id, generation, tables, False
         meta, next_id, generation = _check_header_fields(state)
         tables = {table: _table(table, *_arrays(table, packed)) for table, packed in _packed(state).items()}
         check_acyclic(tables["parent"])
@@ -113,7 +116,7 @@ def load_state(path: Path) -> tuple[dict[str, str], int, int, dict[str, IntTable
         raise StoreCorruptError(
             f"{str(path)!r} is a damaged nshash memory store ({exc}); it was left untouched"
         ) from exc
-    return meta, next_id, generation, tables
+    return meta, next_id, generation, tables, state["version"] == _VERSION
 
 
 def _table(table: str, keys: Sequence[int], values: Sequence[int]) -> IntTable:
