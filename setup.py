@@ -196,6 +196,7 @@ setup(
                 "nshash/_verify.h",
                 "nshash/_inttable.h",
                 "nshash/_assign.h",
+                "nshash/_blocks.h",
                 "nshash/sketch.py",
                 "nshash/decide.py",
                 "nshash/boilerplate.py",

@@ -20,7 +20,8 @@ enum { T_FP, T_PARENT, T_STAT, T_SKETCH, T_LINE, T_COUNT };
 #define MAX_SENTENCES 128 /* features: k <= 128 sentences, two keys each */
 
 typedef struct {
-    Table *tables[T_COUNT];
+    Table *tables[T_COUNT]; /* NULL at T_SKETCH: */
+    Blocks *sketches;       /* the store's sketch table */
     Table *pending[T_COUNT]; /* the store's log of writes since its last commit; NULL: no log */
 } assign_stores;
 
@@ -30,7 +31,8 @@ static inline int64_t look(const assign_stores *s, int table, uint64_t key) {
 }
 
 static int put_both(assign_stores *s, int table, uint64_t key, int64_t value) {
-    if (table_put(s->tables[table], key, value) < 0) return -1;
+    if ((table == T_SKETCH ? blocks_put(s->sketches, key, value) : table_put(s->tables[table], key, value)) < 0)
+        return -1;
     if (s->pending[table] != NULL && table_put(s->pending[table], key, value) < 0) return -1;
     return 0;
 }
@@ -85,16 +87,12 @@ static int tally_order(const void *a, const void *b) { /* (-votes, id) */
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The member's ENTRIES words at sketch.entry_keys(cluster, index); 0 when one is missing. */
+/* The member's ENTRIES words at sketch.entry_keys(cluster, index), one block; 0 when one is missing. */
 static int load_member(const assign_stores *s, int64_t cluster, int index, member *out) {
     uint64_t base = ((uint64_t)cluster << CLUSTER_SHIFT) | ((uint64_t)index << MEMBER_SHIFT);
-    const Table *sketches = s->tables[T_SKETCH];
-    int64_t words[ENTRIES];
-    for (int part = 0; part < ENTRIES; part++) { /* any word may be ABSENT's bits: presence by the slot */
-        Py_ssize_t at = table_find(sketches, base | (uint64_t)part);
-        if (at < 0) return 0;
-        words[part] = value_at(sketches, at);
-    }
+    const block *found = blocks_find(s->sketches, base);
+    if (found == NULL || (~found->present & (((uint64_t)1 << ENTRIES) - 1))) return 0;
+    const int64_t *words = found->words;
     out->grams = (Py_ssize_t)words[0];
     for (int w = 0; w < SLOT_WORDS; w++)
         for (int b = 0; b < 8; b++) out->slots[8 * w + b] = (unsigned char)((uint64_t)words[1 + w] >> (8 * b));
@@ -213,22 +211,31 @@ static int parse_assign_options(PyObject *tuple, assign_options *o) {
     return 0;
 }
 
-static int parse_tables(PyObject *tuple, Table **out, int optional) {
-    if (optional && tuple == Py_None) {
+/* The store's tables (sketch: its Blocks), or its pending writes (all Tables; None: no log). */
+static int parse_tables(PyObject *tuple, Table **out, Blocks **sketches) {
+    if (sketches == NULL && tuple == Py_None) {
         for (int i = 0; i < T_COUNT; i++) out[i] = NULL;
         return 0;
     }
     if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != T_COUNT) {
-        PyErr_SetString(PyExc_TypeError, "assign(): tables are (fp, parent, stat, sketch, line) Tables");
+        PyErr_SetString(PyExc_TypeError, "assign(): tables are (fp, parent, stat, sketch, line)");
         return -1;
     }
     for (int i = 0; i < T_COUNT; i++) {
         PyObject *table = PyTuple_GET_ITEM(tuple, i);
-        if (!PyObject_TypeCheck(table, &TableType)) {
+        if (i == T_SKETCH && sketches != NULL) {
+            if (!PyObject_TypeCheck(table, &BlocksType)) {
+                PyErr_SetString(PyExc_TypeError, "assign(): the sketch table is a Blocks");
+                return -1;
+            }
+            *sketches = (Blocks *)table;
+            out[i] = NULL;
+        } else if (!PyObject_TypeCheck(table, &TableType)) {
             PyErr_SetString(PyExc_TypeError, "assign(): tables are (fp, parent, stat, sketch, line) Tables");
             return -1;
+        } else {
+            out[i] = (Table *)table;
         }
-        out[i] = (Table *)table;
     }
     return 0;
 }
@@ -244,7 +251,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     assign_stores s;
     assign_options o;
-    if (parse_tables(args[0], s.tables, 0) < 0 || parse_tables(args[1], s.pending, 1) < 0 ||
+    if (parse_tables(args[0], s.tables, &s.sketches) < 0 || parse_tables(args[1], s.pending, NULL) < 0 ||
         parse_assign_options(args[3], &o) < 0)
         return NULL;
     PyObject *features = args[2];

@@ -358,9 +358,10 @@ static PyObject *table_get_many(Table *t, PyObject *arg) {
     return out;
 }
 
-static PyObject *table_put_many(Table *t, PyObject *arg) {
+/* The (key, value) pairs of an iterable, all converted, in two new buffers; their count, or -1 on error. */
+static Py_ssize_t pairs_of(PyObject *arg, uint64_t **keys_out, int64_t **values_out) {
     PyObject *iter = PyObject_GetIter(arg);
-    if (iter == NULL) return NULL;
+    if (iter == NULL) return -1;
     Py_ssize_t n = 0, room = 16;
     uint64_t *keys = PyMem_RawMalloc((size_t)room * sizeof(uint64_t));
     int64_t *values = PyMem_RawMalloc((size_t)room * sizeof(int64_t));
@@ -393,7 +394,22 @@ static PyObject *table_put_many(Table *t, PyObject *arg) {
         Py_DECREF(item);
     }
     Py_DECREF(iter);
-    failed = failed || PyErr_Occurred() != NULL;
+    if (failed || PyErr_Occurred() != NULL) {
+        PyMem_RawFree(keys);
+        PyMem_RawFree(values);
+        return -1;
+    }
+    *keys_out = keys;
+    *values_out = values;
+    return n;
+}
+
+static PyObject *table_put_many(Table *t, PyObject *arg) {
+    uint64_t *keys;
+    int64_t *values;
+    Py_ssize_t n = pairs_of(arg, &keys, &values);
+    if (n < 0) return NULL;
+    int failed = 0;
     for (Py_ssize_t i = 0; !failed && i < n; i++) failed = table_put(t, keys[i], values[i]) < 0;
     PyMem_RawFree(keys);
     PyMem_RawFree(values);

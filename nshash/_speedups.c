@@ -21,6 +21,8 @@
  *   assign(tables, pending, features, options, allocate_id) -> (similar_id, is_new, score, matched) | None
  *       nshash.decide.assign on the memory store's C tables, in one call
  *       (_assign.h); None for the rare turns Python takes.
+ *   Blocks: a Table keeping each cluster member's sketch words together, the
+ *       memory store's `sketch` table (_blocks.h).
  *   Table: unsigned 64-bit keys -> signed 64-bit values in flat arrays, the
  *       memory store's tables (_inttable.h).
  *
@@ -49,6 +51,7 @@ static inline uint64_t mix64(uint64_t v) {
 }
 
 #include "_inttable.h"
+#include "_blocks.h"
 #include "_assign.h"
 
 static uint64_t prime_out;
@@ -324,7 +327,8 @@ PyMODINIT_FUNC PyInit__speedups(void) {
         PyModule_AddIntConstant(m, "SLOTS", SLOTS) < 0 || PyModule_AddIntConstant(m, "GRAM", GRAM) < 0 ||
         PyModule_AddIntConstant(m, "SLOT_SHIFT", SLOT_SHIFT) < 0 ||
         PyModule_AddObject(m, "PRIME", PyLong_FromUnsignedLongLong(PRIME)) < 0 ||
-        PyModule_AddObject(m, "VERIFY", verify_constants()) < 0 || add_table_type(m) < 0) {
+        PyModule_AddObject(m, "VERIFY", verify_constants()) < 0 || add_table_type(m) < 0 ||
+        PyType_Ready(&BlocksType) < 0 || PyModule_AddObject(m, "Blocks", Py_NewRef((PyObject *)&BlocksType)) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -130,14 +130,24 @@ def test_after_a_deletion_the_memory_store_leaves_the_decision_to_python(tmp_pat
         assert store.native_tables(TABLES)[1] is None  # no log: no pending writes to keep
 
 
+def store_tables() -> tuple[object, ...]:
+    """Empty tables as the memory store has them: (fp, parent, stat, sketch, line), the sketch a Blocks."""
+    return tuple(speedups.Blocks() if name == "sketch" else speedups.Table() for name in TABLES)
+
+
+OPTIONS = (5, 1, 3, 0.7, 0.5, True, 2)
+
+
 @pytest.mark.parametrize(
     ("args", "error"),
     [
-        ((("fp",) * 5, None, None, (5, 1, 3, 0.7, 0.5, True, 2), int), TypeError),  # not Tables
-        (((speedups.Table(),) * 4, None, None, (5, 1, 3, 0.7, 0.5, True, 2), int), TypeError),  # four tables
-        (((speedups.Table(),) * 5, None, (), (5, 1, 3, 0.7, 0.5, True, 2), int), TypeError),  # not Features
-        (((speedups.Table(),) * 5, None, None, (5, 1, 9, 0.7, 0.5, True, 2), int), ValueError),  # members > 4
-        (((speedups.Table(),) * 5, None, None, (5, 1, 3), int), TypeError),  # options
+        ((("fp",) * 5, None, None, OPTIONS, int), TypeError),  # not Tables
+        (((speedups.Table(),) * 5, None, None, OPTIONS, int), TypeError),  # the sketch table not a Blocks
+        ((store_tables()[:4], None, None, OPTIONS, int), TypeError),  # four tables
+        ((store_tables(), store_tables(), None, OPTIONS, int), TypeError),  # pending writes are all Tables
+        ((store_tables(), None, (), OPTIONS, int), TypeError),  # not Features
+        ((store_tables(), None, None, (5, 1, 9, 0.7, 0.5, True, 2), int), ValueError),  # members > 4
+        ((store_tables(), None, None, (5, 1, 3), int), TypeError),  # options
     ],
 )
 def test_c_assign_refuses_bad_arguments(args: tuple[object, ...], error: type[Exception]) -> None:
@@ -148,6 +158,6 @@ def test_c_assign_refuses_bad_arguments(args: tuple[object, ...], error: type[Ex
 def test_c_assign_leaves_an_empty_page_to_python() -> None:
     features = nshash.NSHash().fingerprinter.features("")
     assert features.doc_key is None
-    tables = tuple(speedups.Table() for _ in TABLES)
-    assert speedups.assign(tables, None, features, (5, 1, 3, 0.7, 0.5, True, 2), int) is None
-    assert all(len(table) == 0 for table in tables)
+    tables = store_tables()
+    assert speedups.assign(tables, None, features, OPTIONS, int) is None
+    assert all(len(table) == 0 for table in tables)  # type: ignore[arg-type]

@@ -1,8 +1,9 @@
-"""The memory store's tables: the C ``Table`` (``nshash/_inttable.h``) behaves as a dict, and their files load.
+"""The memory store's tables: the C ``Table`` and ``Blocks`` behave as a dict, and their files load.
 
-Random operation sequences run on a ``Table`` and a dict side by side; keys
+Random operation sequences run on a table and a dict side by side; keys
 come from small pools (so that runs of colliding slots, growth and
-backward-shift deletion are exercised) and include 0 and 2**64 - 1.
+backward-shift deletion are exercised, and for ``Blocks`` (``nshash/_blocks.h``)
+keys in the same block, in its words and past them) and include 0 and 2**64 - 1.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from nshash.stores.memory_table import DictTable
 
 speedups = pytest.importorskip("nshash._speedups", reason="the C accelerator is not built")
 Table = speedups.Table
+#: Both C tables: every test of a table's behaviour runs on each.
+KINDS = pytest.mark.parametrize("kind", [speedups.Table, speedups.Blocks], ids=["Table", "Blocks"])
 
 MAX_KEY = 2**64 - 1
 EDGES = [0, 1, 2**32 - 1, 2**32, 2**63 - 1, 2**63, MAX_KEY]
@@ -67,10 +70,11 @@ def same(table: object, model: dict[int, int]) -> None:
     assert dict(zip(keys, values)) == model
 
 
+@KINDS
 @settings(max_examples=300, deadline=None)
 @given(operations)
-def test_a_table_behaves_as_a_dict(ops: list[tuple[str, object]]) -> None:
-    table, model, python = Table(), {}, DictTable()
+def test_a_table_behaves_as_a_dict(kind: type, ops: list[tuple[str, object]]) -> None:
+    table, model, python = kind(), {}, DictTable()
     for op, arg in ops:
         if op == "put":
             table.put_many(arg)
@@ -97,7 +101,7 @@ def test_a_table_behaves_as_a_dict(ops: list[tuple[str, object]]) -> None:
                 with pytest.raises(KeyError):
                     del table[arg]
         elif op == "reload":
-            table = Table(*table.to_arrays())
+            table = kind(*table.to_arrays())
         else:
             table.clear()
             model.clear()
@@ -105,13 +109,16 @@ def test_a_table_behaves_as_a_dict(ops: list[tuple[str, object]]) -> None:
         same(table, model)
         assert dict(python) == model
     keys, values = python.to_arrays()
-    assert dict(zip(keys, values)) == dict(Table(keys, values).items()) == model
+    assert dict(zip(keys, values)) == dict(kind(keys, values).items()) == model
 
 
+@KINDS
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.tuples(keys_from(5000), VALUES), max_size=3000), st.data())
-def test_growth_and_many_deletions_keep_every_key_findable(pairs: list[tuple[int, int]], data: st.DataObject) -> None:
-    table = Table()
+def test_growth_and_many_deletions_keep_every_key_findable(
+    kind: type, pairs: list[tuple[int, int]], data: st.DataObject
+) -> None:
+    table = kind()
     table.put_many(pairs)
     model = dict(pairs)
     gone = data.draw(st.lists(st.sampled_from(sorted(model)) if model else st.nothing(), max_size=len(model)))
@@ -121,7 +128,7 @@ def test_growth_and_many_deletions_keep_every_key_findable(pairs: list[tuple[int
     same(table, model)
     assert table.get_many(list(model)) == list(model.values())
     # Deleting does not shrink; the room is what the load factor says.
-    assert table.capacity >= len(model) * 5 // 4
+    assert table.capacity >= (len(model) * 5 // 4 if kind is Table else len(model))
     table.put_many(pairs)
     same(table, dict(pairs))
 
@@ -154,8 +161,9 @@ def test_values_widen_from_32_to_64_bits_only_when_one_needs_it() -> None:
     assert dict(again.items()) == dict(table.items())
 
 
-def test_a_bad_call_leaves_the_table_unchanged() -> None:
-    table = Table()
+@KINDS
+def test_a_bad_call_leaves_the_table_unchanged(kind: type) -> None:
+    table = kind()
     table.put_many([(1, 1)])
     for bad in ([(2, 2), (-1, 3)], [(2, 2), (2**64, 3)], [(2, 2), (3, 2**63)], [(2, 2), (3, "x")], [(2, 2), (3,)]):
         with pytest.raises((OverflowError, TypeError)):
@@ -182,20 +190,35 @@ def test_changing_a_table_while_iterating_is_refused() -> None:
         next(items)
 
 
-def test_building_from_arrays_checks_them() -> None:
+@KINDS
+def test_building_from_arrays_checks_them(kind: type) -> None:
     with pytest.raises(ValueError, match="twice"):
-        Table(array("Q", [1, 2, 1]), array("q", [1, 2, 3]))
+        kind(array("Q", [1, 2, 1]), array("q", [1, 2, 3]))
     with pytest.raises(ValueError, match="3 keys but 2 values"):
-        Table(array("Q", [1, 2, 3]), array("q", [1, 2]))
+        kind(array("Q", [1, 2, 3]), array("q", [1, 2]))
     with pytest.raises(TypeError):
-        Table(array("q", [1]), array("q", [1]))  # signed keys
+        kind(array("q", [1]), array("q", [1]))  # signed keys
     with pytest.raises(TypeError):
-        Table(array("Q", [1]), array("d", [1.0]))
+        kind(array("Q", [1]), array("d", [1.0]))
     with pytest.raises(TypeError):
-        Table(array("Q", [1]))
+        kind(array("Q", [1]))
     with pytest.raises(ValueError, match="key 0 is given twice"):  # any buffer of 'Q', as the file's are
-        Table(memoryview(bytes(16)).cast("Q"), array("i", [5, 6]))
-    assert dict(Table(memoryview(bytes(8)).cast("Q"), array("i", [5])).items()) == {0: 5}
+        kind(memoryview(bytes(16)).cast("Q"), array("i", [5, 6]))
+    assert dict(kind(memoryview(bytes(8)).cast("Q"), array("i", [5])).items()) == {0: 5}
+
+
+def test_blocks_keep_a_members_words_together_in_a_fraction_of_the_room() -> None:
+    """The store's sketch table: 33 words a member in one 280-byte block, not 33 slots of a Table."""
+    from nshash.sketch import ENTRIES, entry_keys
+
+    words = [(key, -(2**63) + key) for cluster in range(1, 2001) for key in entry_keys(cluster, cluster % 3)]
+    blocks, table = speedups.Blocks(), Table()
+    blocks.put_many(words)
+    table.put_many(words)
+    assert dict(blocks.items()) == dict(table.items()) and len(blocks) == 2000 * ENTRIES
+    assert blocks.nbytes < 0.5 * table.nbytes
+    blocks.delete_many([key for key, _ in words[: 1000 * ENTRIES]])  # whole members leave, and their blocks
+    assert dict(blocks.items()) == dict(words[1000 * ENTRIES :])
 
 
 # -- the memory store's files ------------------------------------------------------------
@@ -340,9 +363,10 @@ def test_a_version_3_file_in_the_other_byte_order_loads(tmp_path: Path) -> None:
         assert store.get_many("sketch", [0, 7, MAX_KEY]) == [-(2**63), 3, 2**63 - 1]
 
 
-def test_writes_counts_every_change_and_nothing_else() -> None:
+@KINDS
+def test_writes_counts_every_change_and_nothing_else(kind: type) -> None:
     """The memory store saves only a changed index; the C decision writes tables without telling it otherwise."""
-    table = Table(array("Q", [1, 2]), array("q", [5, 6]))
+    table = kind(array("Q", [1, 2]), array("q", [5, 6]))
     assert table.writes == 0  # built from a file: nothing to save
     table.get_many([1, 3])
     table.delete_many([3])  # absent: nothing removed

@@ -132,7 +132,7 @@ class HashDBMemory(HashDB):
         self.path = Path(path) if path is not None else None
         self.save_every = save_every
         self.log_interval = log_interval if self.path is not None else None
-        self._tables: dict[str, IntTable] = {table: new_table() for table in TABLES}
+        self._tables: dict[str, IntTable] = {table: new_table(table) for table in TABLES}
         self._meta: dict[str, str] = {}
         self._next_id = 1
         # Ids below this may have been handed out: it is on disk before they are.

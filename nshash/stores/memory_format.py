@@ -107,7 +107,7 @@ def load_state(path: Path) -> tuple[dict[str, str], int, int, dict[str, IntTable
     try:
         if state["version"] < 3:
             meta, next_id, generation, pairs = check_state(state, path)
-            tables = {table: table_from_dict(pairs.get(table, {})) for table in TABLES}
+            tables = {table: table_from_dict(pairs.get(table, {}), table) for table in TABLES}
             return meta, next_id, generation, tables, False
         meta, next_id, generation = _check_header_fields(state)
         tables = {table: _table(table, *_arrays(table, packed)) for table, packed in _packed(state).items()}
@@ -122,7 +122,7 @@ def load_state(path: Path) -> tuple[dict[str, str], int, int, dict[str, IntTable
 def _table(table: str, keys: Sequence[int], values: Sequence[int]) -> IntTable:
     if len(keys) != len(values):
         raise ValueError(f"table {table!r} has {len(keys)} keys but {len(values)} values")
-    found = table_from_arrays(keys, values)
+    found = table_from_arrays(keys, values, table)
     if len(found) != len(keys):
         raise ValueError(f"table {table!r} has a key twice")
     return found
