@@ -242,36 +242,17 @@ static uint64_t *keys_of(PyObject *seq, Py_ssize_t *n) {
     return keys;
 }
 
-/* -- the type ------------------------------------------------------------------ */
+/* -- the methods, for every kind of table ------------------------------------------- */
 
-static int table_fill(Table *t, Py_buffer *keys, Py_buffer *values);
-
-static PyObject *table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"keys", "values", NULL};
-    PyObject *keys_obj = NULL, *values_obj = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:Table", names, &keys_obj, &values_obj)) return NULL;
-    if ((keys_obj == NULL) != (values_obj == NULL)) {
-        PyErr_SetString(PyExc_TypeError, "Table() takes both keys and values, or neither");
-        return NULL;
-    }
-    Table *t = (Table *)type->tp_alloc(type, 0);
-    if (t == NULL || keys_obj == NULL) return (PyObject *)t;
-    Py_buffer kv, vv;
-    if (PyObject_GetBuffer(keys_obj, &kv, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
-        Py_DECREF(t);
-        return NULL;
-    }
-    if (PyObject_GetBuffer(values_obj, &vv, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
-        PyBuffer_Release(&kv);
-        Py_DECREF(t);
-        return NULL;
-    }
-    int failed = table_fill(t, &kv, &vv);
-    PyBuffer_Release(&kv);
-    PyBuffer_Release(&vv);
-    if (failed) Py_CLEAR(t);
-    return (PyObject *)t;
-}
+/* What the Python methods need of a kind of table: Table here, Blocks in _blocks.h. */
+typedef struct {
+    const char *name;
+    int (*get)(PyObject *self, uint64_t key, int64_t *value); /* 1 and *value if stored, 0 if not */
+    int (*put)(PyObject *self, uint64_t key, int64_t value);  /* -1 on MemoryError (nothing changed) */
+    int (*remove)(PyObject *self, uint64_t key);              /* 1 if it was stored, 0 if not */
+    /* n pairs (values 64-bit if wide, else 32-bit) into the empty table; a key given twice is an error */
+    int (*fill)(PyObject *self, const uint64_t *keys, const void *values, int wide, Py_ssize_t n);
+} table_kind;
 
 /* Is a buffer's format one native (or '='/'<'/'>' of this machine's order) code of this size and signedness? */
 static int format_is(const Py_buffer *view, int is_signed, Py_ssize_t size) {
@@ -286,69 +267,60 @@ static int format_is(const Py_buffer *view, int is_signed, Py_ssize_t size) {
     return is_signed ? strchr("bhilq", f[0]) != NULL : strchr("BHILQ", f[0]) != NULL;
 }
 
-/* The pairs of two buffers (keys 'Q', values 'q' or 'i'), into an empty table: a duplicate key is an error. */
-static int table_fill(Table *t, Py_buffer *keys, Py_buffer *values) {
-    if (!format_is(keys, 0, 8)) {
-        PyErr_SetString(PyExc_TypeError, "Table(): keys must be a buffer of unsigned 64-bit ints (array('Q'))");
-        return -1;
+/* Kind(keys=None, values=None): from two buffers (keys 'Q', values 'q' or 'i'), as to_arrays gives them. */
+static PyObject *kind_new(PyTypeObject *type, PyObject *args, PyObject *kwargs, const table_kind *kind) {
+    static char *names[] = {"keys", "values", NULL};
+    PyObject *keys_obj = NULL, *values_obj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO", names, &keys_obj, &values_obj)) return NULL;
+    if ((keys_obj == NULL) != (values_obj == NULL)) {
+        PyErr_Format(PyExc_TypeError, "%s() takes both keys and values, or neither", kind->name);
+        return NULL;
     }
-    int wide = format_is(values, 1, 8);
-    if (!wide && !format_is(values, 1, 4)) {
-        PyErr_SetString(PyExc_TypeError, "Table(): values must be a buffer of signed 64- or 32-bit ints (array('q'))");
-        return -1;
+    PyObject *self = type->tp_alloc(type, 0);
+    if (self == NULL || keys_obj == NULL) return self;
+    Py_buffer kv, vv;
+    if (PyObject_GetBuffer(keys_obj, &kv, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        Py_DECREF(self);
+        return NULL;
     }
-    Py_ssize_t n = keys->len / 8;
-    if (values->len / values->itemsize != n) {
-        PyErr_Format(PyExc_ValueError, "Table(): %zd keys but %zd values", n, values->len / values->itemsize);
-        return -1;
+    if (PyObject_GetBuffer(values_obj, &vv, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&kv);
+        Py_DECREF(self);
+        return NULL;
     }
-    const uint64_t *k = keys->buf;
-    t->wide = 0;
-    for (Py_ssize_t i = 0; wide && !t->wide && i < n; i++) {
-        int64_t v = ((const int64_t *)values->buf)[i];
-        t->wide = v < INT32_MIN || v > INT32_MAX;
-    }
-    if (n && table_resize(t, capacity_for(n)) < 0) return -1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t at = table_find(t, k[i]);
-        if (at >= 0) {
-            PyErr_Format(PyExc_ValueError, "Table(): key %llu is given twice", (unsigned long long)k[i]);
-            return -1;
-        }
-        at = -1 - at;
-        set_used(t, at);
-        t->keys[at] = k[i];
-        store_value(t, at, wide ? ((const int64_t *)values->buf)[i] : (int64_t)((const int32_t *)values->buf)[i]);
-        t->count++;
-    }
-    return 0;
+    int failed = 1, wide = format_is(&vv, 1, 8);
+    Py_ssize_t n = kv.len / 8;
+    if (!format_is(&kv, 0, 8))
+        PyErr_Format(PyExc_TypeError, "%s(): keys must be a buffer of unsigned 64-bit ints (array('Q'))", kind->name);
+    else if (!wide && !format_is(&vv, 1, 4))
+        PyErr_Format(PyExc_TypeError, "%s(): values must be a buffer of signed 64- or 32-bit ints (array('q'))",
+                     kind->name);
+    else if (vv.len / vv.itemsize != n)
+        PyErr_Format(PyExc_ValueError, "%s(): %zd keys but %zd values", kind->name, n, vv.len / vv.itemsize);
+    else
+        failed = kind->fill(self, kv.buf, vv.buf, wide, n) < 0;
+    PyBuffer_Release(&kv);
+    PyBuffer_Release(&vv);
+    if (failed) Py_CLEAR(self);
+    return self;
 }
 
-static void table_dealloc(Table *t) {
-    PyMem_RawFree(t->keys);
-    PyMem_RawFree(t->values);
-    PyMem_RawFree(t->used);
-    Py_TYPE(t)->tp_free((PyObject *)t);
-}
-
-static Py_ssize_t table_length(Table *t) { return t->count; }
-
-static PyObject *table_get_many(Table *t, PyObject *arg) {
+static PyObject *kind_get_many(PyObject *self, PyObject *arg, const table_kind *kind) {
     PyObject *fast = PySequence_Fast(arg, "get_many() takes a sequence of ints");
     if (fast == NULL) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     PyObject *out = PyList_New(n);
     for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
         uint64_t key;
+        int64_t value;
         int ok;
         PyObject *item;
         if (key_of(PySequence_Fast_GET_ITEM(fast, i), &key, &ok) < 0) {
             Py_CLEAR(out);
             break;
         }
-        Py_ssize_t at = ok ? table_find(t, key) : -1;
-        if (at < 0) item = Py_NewRef(Py_None);
-        else if ((item = PyLong_FromLongLong(value_at(t, at))) == NULL) {
+        if (!ok || !kind->get(self, key, &value)) item = Py_NewRef(Py_None);
+        else if ((item = PyLong_FromLongLong(value)) == NULL) {
             Py_CLEAR(out);
             break;
         }
@@ -404,84 +376,153 @@ static Py_ssize_t pairs_of(PyObject *arg, uint64_t **keys_out, int64_t **values_
     return n;
 }
 
-static PyObject *table_put_many(Table *t, PyObject *arg) {
+static PyObject *kind_put_many(PyObject *self, PyObject *arg, const table_kind *kind) {
     uint64_t *keys;
     int64_t *values;
     Py_ssize_t n = pairs_of(arg, &keys, &values);
     if (n < 0) return NULL;
     int failed = 0;
-    for (Py_ssize_t i = 0; !failed && i < n; i++) failed = table_put(t, keys[i], values[i]) < 0;
+    for (Py_ssize_t i = 0; !failed && i < n; i++) failed = kind->put(self, keys[i], values[i]) < 0;
     PyMem_RawFree(keys);
     PyMem_RawFree(values);
     if (failed) return NULL;
     Py_RETURN_NONE;
 }
 
-static PyObject *table_delete_many(Table *t, PyObject *arg) {
+static PyObject *kind_delete_many(PyObject *self, PyObject *arg, const table_kind *kind) {
     Py_ssize_t n;
     uint64_t *keys = keys_of(arg, &n);
     if (keys == NULL) return NULL;
     PyObject *gone = PyList_New(0);
     for (Py_ssize_t i = 0; gone != NULL && i < n; i++) {
-        Py_ssize_t at = table_find(t, keys[i]);
-        if (at < 0) continue;
+        int64_t value;
+        if (!kind->get(self, keys[i], &value)) continue;
         PyObject *key = PyLong_FromUnsignedLongLong(keys[i]);
         if (key == NULL || PyList_Append(gone, key) < 0) Py_CLEAR(gone);
         Py_XDECREF(key);
-        if (gone != NULL) table_remove_at(t, at);
+        if (gone != NULL) kind->remove(self, keys[i]);
     }
     PyMem_RawFree(keys);
     return gone;
 }
 
-static PyObject *table_get(Table *t, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *kind_get(PyObject *self, PyObject *const *args, Py_ssize_t nargs, const table_kind *kind) {
     if (nargs < 1 || nargs > 2) {
         PyErr_SetString(PyExc_TypeError, "get(key, default=None)");
         return NULL;
     }
     uint64_t key;
+    int64_t value;
     int ok;
     if (key_of(args[0], &key, &ok) < 0) return NULL;
-    Py_ssize_t at = ok ? table_find(t, key) : -1;
-    if (at >= 0) return PyLong_FromLongLong(value_at(t, at));
+    if (ok && kind->get(self, key, &value)) return PyLong_FromLongLong(value);
     return Py_NewRef(nargs == 2 ? args[1] : Py_None);
 }
 
-static int table_contains(Table *t, PyObject *obj) {
+static int kind_contains(PyObject *self, PyObject *obj, const table_kind *kind) {
     uint64_t key;
+    int64_t value;
     int ok;
     if (key_of(obj, &key, &ok) < 0) return -1;
-    return ok && table_find(t, key) >= 0;
+    return ok && kind->get(self, key, &value);
 }
 
-static PyObject *table_subscript(Table *t, PyObject *obj) {
+static PyObject *kind_subscript(PyObject *self, PyObject *obj, const table_kind *kind) {
     uint64_t key;
+    int64_t value;
     int ok;
     if (key_of(obj, &key, &ok) < 0) return NULL;
-    Py_ssize_t at = ok ? table_find(t, key) : -1;
-    if (at < 0) {
+    if (!ok || !kind->get(self, key, &value)) {
         PyErr_SetObject(PyExc_KeyError, obj);
         return NULL;
     }
-    return PyLong_FromLongLong(value_at(t, at));
+    return PyLong_FromLongLong(value);
 }
 
-static int table_ass_subscript(Table *t, PyObject *obj, PyObject *value) {
+static int kind_ass_subscript(PyObject *self, PyObject *obj, PyObject *value, const table_kind *kind) {
     uint64_t key;
     if (value == NULL) {
         int ok;
         if (key_of(obj, &key, &ok) < 0) return -1;
-        Py_ssize_t at = ok ? table_find(t, key) : -1;
-        if (at < 0) {
+        if (!ok || !kind->remove(self, key)) {
             PyErr_SetObject(PyExc_KeyError, obj);
             return -1;
         }
-        table_remove_at(t, at);
         return 0;
     }
     int64_t v;
     if (storable_key(obj, &key) < 0 || storable_value(value, &v) < 0) return -1;
-    return table_put(t, key, v) < 0 ? -1 : 0;
+    return kind->put(self, key, v) < 0 ? -1 : 0;
+}
+
+/* -- the type ------------------------------------------------------------------ */
+
+static int table_get_one(PyObject *self, uint64_t key, int64_t *value) {
+    Py_ssize_t at = table_find((Table *)self, key);
+    if (at < 0) return 0;
+    *value = value_at((Table *)self, at);
+    return 1;
+}
+
+static int table_put_one(PyObject *self, uint64_t key, int64_t value) {
+    return table_put((Table *)self, key, value) < 0 ? -1 : 0;
+}
+
+static int table_remove_one(PyObject *self, uint64_t key) {
+    Py_ssize_t at = table_find((Table *)self, key);
+    if (at < 0) return 0;
+    table_remove_at((Table *)self, at);
+    return 1;
+}
+
+/* Sized once, then every key in the first free slot from its home: a file's keys come in slot order. */
+static int table_fill(PyObject *self, const uint64_t *keys, const void *values, int wide, Py_ssize_t n) {
+    Table *t = (Table *)self;
+    t->wide = 0;
+    for (Py_ssize_t i = 0; wide && !t->wide && i < n; i++) {
+        int64_t v = ((const int64_t *)values)[i];
+        t->wide = v < INT32_MIN || v > INT32_MAX;
+    }
+    if (n && table_resize(t, capacity_for(n)) < 0) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t at = table_find(t, keys[i]);
+        if (at >= 0) {
+            PyErr_Format(PyExc_ValueError, "Table(): key %llu is given twice", (unsigned long long)keys[i]);
+            return -1;
+        }
+        at = -1 - at;
+        set_used(t, at);
+        t->keys[at] = keys[i];
+        store_value(t, at, wide ? ((const int64_t *)values)[i] : (int64_t)((const int32_t *)values)[i]);
+        t->count++;
+    }
+    return 0;
+}
+
+static const table_kind TABLE_KIND = {"Table", table_get_one, table_put_one, table_remove_one, table_fill};
+
+static PyObject *table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    return kind_new(type, args, kwargs, &TABLE_KIND);
+}
+
+static void table_dealloc(Table *t) {
+    PyMem_RawFree(t->keys);
+    PyMem_RawFree(t->values);
+    PyMem_RawFree(t->used);
+    Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+static Py_ssize_t table_length(Table *t) { return t->count; }
+static PyObject *table_get_many(PyObject *t, PyObject *arg) { return kind_get_many(t, arg, &TABLE_KIND); }
+static PyObject *table_put_many(PyObject *t, PyObject *arg) { return kind_put_many(t, arg, &TABLE_KIND); }
+static PyObject *table_delete_many(PyObject *t, PyObject *arg) { return kind_delete_many(t, arg, &TABLE_KIND); }
+static PyObject *table_get(PyObject *t, PyObject *const *args, Py_ssize_t nargs) {
+    return kind_get(t, args, nargs, &TABLE_KIND);
+}
+static int table_contains(PyObject *t, PyObject *obj) { return kind_contains(t, obj, &TABLE_KIND); }
+static PyObject *table_subscript(PyObject *t, PyObject *obj) { return kind_subscript(t, obj, &TABLE_KIND); }
+static int table_ass_subscript(PyObject *t, PyObject *obj, PyObject *value) {
+    return kind_ass_subscript(t, obj, value, &TABLE_KIND);
 }
 
 static PyObject *table_to_arrays(Table *t, PyObject *unused) {
