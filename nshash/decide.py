@@ -140,7 +140,8 @@ def assign(view: StoreView, features: Features, options: Options) -> Match:
     (:func:`nshash.native.assign_native`), except for the rare turns it hands
     back to :func:`assign_python` (an empty page, a merge).
     """
-    return assign_native(view, features, options) or assign_python(view, features, options)
+    decided = assign_native(view, features, options)
+    return decided if decided is not None else assign_python(view, features, options)
 
 
 def assign_python(view: StoreView, features: Features, options: Options) -> Match:

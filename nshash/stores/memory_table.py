@@ -2,9 +2,11 @@
 
 A dict of ints takes ~100 bytes an entry; ``nshash._speedups.Table``
 (``nshash/_inttable.h``) keeps keys, values and one occupancy bit a slot in
-flat arrays (12 to 16 bytes an entry, over the load factor).  Which one is
-used is decided where nshash decides C or Python (:mod:`nshash._accel`):
-``NSHASH_NO_SPEEDUPS=1`` gives dicts.  Both behave the same, as tested.
+flat arrays (12 to 16 bytes an entry, over the load factor), and
+``nshash._speedups.Blocks`` (``nshash/_blocks.h``), the ``sketch`` table, keeps
+a cluster member's 33 words in one block.  Which is used is decided where
+nshash decides C or Python (:mod:`nshash._accel`): ``NSHASH_NO_SPEEDUPS=1``
+gives dicts.  All behave the same, as tested.
 """
 
 from __future__ import annotations
