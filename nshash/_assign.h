@@ -330,7 +330,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (seen == ABSENT) seen = UNSEEN;
         else if (seen != SHARED_LINE && find_root(&s, seen, &seen) < 0) goto done;
         line_roots[i] = seen;
-        /* decide.known_lines: seen in a cluster that is not a candidate */
+        /* frame.known_lines: seen in a cluster that is not a candidate */
         int candidate = 0;
         for (int c = 0; c < candidates && !candidate; c++) candidate = roots[c] == seen;
         t.known[lines[i]] = (unsigned char)(seen != UNSEEN && !candidate);

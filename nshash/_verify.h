@@ -194,7 +194,7 @@ typedef struct {
     const void *data;
     Py_ssize_t length;
     int_seq ends;         /* per line, read in place */
-    unsigned char *known; /* per line: decide.known_lines */
+    unsigned char *known; /* per line: frame.known_lines */
     unsigned char *drop;  /* per line */
     unsigned char *drop_sketched; /* per line: the drop that body was sketched without */
     int sketched;         /* body holds a sketch */
@@ -228,7 +228,7 @@ static double frame_free_score(const member *body, const member *page, const mem
     return (double)large >= BODY_SIZE_RATIO * (double)small && whole < score ? whole : score;
 }
 
-/* decide.body_sketch: the whole text without the lines t->drop marks, sketched into *body. */
+/* frame.body_sketch: the whole text without the lines t->drop marks, sketched into *body. */
 static void body_sketch(const doc_lines *d, doc_text *t, member *body) {
     Py_ssize_t w = 0, start = 0;
     for (Py_ssize_t i = 0; i <= d->count; i++) {
@@ -241,12 +241,12 @@ static void body_sketch(const doc_lines *d, doc_text *t, member *body) {
     body->grams = sketch_of(PyUnicode_4BYTE_KIND, t->scratch, w, body->slots);
 }
 
-/* decide.verify_score: the document (its sketch in *doc) against count members; t->known: decide.known_lines. */
+/* decide.verify_score: the document (its sketch in *doc) against count members; t->known: frame.known_lines. */
 static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
                            unsigned char *foot, doc_text *t) {
     memset(d->frame, 0, (size_t)d->count);
     for (int m = 0; m < count; m++) chrome_lines(d, members[m].lines, head, foot);
-    /* decide.surrounds: a line with grams outside the frame, between its first and last lines */
+    /* frame.surrounds: a line with grams outside the frame, between its first and last lines */
     Py_ssize_t first = 0, last = d->count - 1;
     while (first < d->count && !d->frame[first]) first++;
     while (last >= 0 && !d->frame[last]) last--;
@@ -359,7 +359,7 @@ static int read_sketch(PyObject *grams, PyObject *slots, member *out) {
     return 0;
 }
 
-/* Features.whole and Features.line_ends for d's lines, and decide.known_lines, read into *t; -1 on error. */
+/* Features.whole and Features.line_ends for d's lines, and frame.known_lines, read into *t; -1 on error. */
 static int read_text(PyObject *whole, PyObject *ends, PyObject *known, const doc_lines *d, doc_text *t) {
     t->known = NULL;
     t->scratch = NULL;
@@ -422,7 +422,7 @@ static void free_text(doc_text *t) {
  * verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known)
  *     -> [(score, members found), ...] for each of the clusters, whose
  * members' entries (ENTRIES per member, members per cluster) are in entries;
- * known: the document's lines (indices) decide.known_lines gives.
+ * known: the document's lines (indices) frame.known_lines gives.
  */
 static PyObject *verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 10) {

@@ -40,7 +40,6 @@ from nshash._accel import speedups
 from nshash.boilerplate import (
     BOILERPLATE,
     FP,
-    UNSEEN,
     line_roots,
     record_evidence,
     record_lines,
@@ -48,6 +47,7 @@ from nshash.boilerplate import (
 )
 from nshash.clusters import find_roots, merge
 from nshash.fingerprint import Features
+from nshash.frame import body_sketch, known_lines, shared_frame, surrounds
 from nshash.match import Match
 from nshash.members import add_member, load_entries, members_at
 from nshash.native import assign_native
@@ -57,13 +57,11 @@ from nshash.sketch import (
     Member,
     Sketch,
     body_containment,
-    chrome_lines,
     containment,
     containment_error,
     lines_in,
     shared_chrome,
     shared_grams,
-    sketch,
 )
 from nshash.stores.view import StoreView
 
@@ -113,7 +111,7 @@ BODY_MIN_GRAMS: Final = 100
 BODY_SIZE_RATIO: Final = 3
 BODY_ERRORS: Final = 1.0
 #: When this share of the frame a document shares with a member is lines
-#: other clusters have too (:func:`known_lines`), it is its site's frame for
+#: other clusters have too (:func:`~nshash.frame.known_lines`), it is its site's frame for
 #: certain, and the page's body, sketched without it, is also compared with
 #: the member, the member's frame grams out of its size
 #: (:func:`frame_free_score`).  Subtracting the frame's grams from the
@@ -279,7 +277,7 @@ def site_body_agrees(features: Features, members: list[Member], known: Sequence[
     one site (they share a header and footer with a member), the votes may be
     the site's notices, longer than its articles' sentences, and a notice with
     an edited character hides from the frame found by whole lines: the page's
-    body (without that frame and the ``known`` lines, :func:`body_sketch`)
+    body (without that frame and the ``known`` lines, :func:`~nshash.frame.body_sketch`)
     must then agree with a member by ``need`` too (a member within
     :data:`BODY_SIZE_RATIO` of the body's size: against a far larger page the
     estimate says little).  In the bundled sample's
@@ -306,7 +304,7 @@ def trusted_containment(a: Sketch, b: Sketch, chrome: int, surrounded: bool = Fa
 
     ``a`` is the text whose lines found the ``chrome`` grams of shared frame
     (the document being decided); ``surrounded``: its frame lies around lines
-    of its own (see :func:`surrounds`).
+    of its own (see :func:`~nshash.frame.surrounds`).
 
     Leaving a shared frame out multiplies the estimate's error by the share of
     the smaller text that is not frame: for a short article in a long frame
@@ -343,7 +341,7 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
     cookie notice or licence copied verbatim across sites sits inside the
     frame of the page's own site, but in the middle of another site's page,
     where no edge run finds it.  ``known``: the document's lines (indices)
-    that other clusters have (:func:`known_lines`); the page without them
+    that other clusters have (:func:`~nshash.frame.known_lines`); the page without them
     and its frame is compared too (:func:`body_score`), and the higher score counts.
     """
     keys, grams = features.line_keys, features.line_grams
@@ -361,30 +359,6 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
             score = max(score, body_score(body, member.sketch))
         best = max(best, score)
     return best
-
-
-def shared_frame(features: Features, members: list[Member]) -> set[int]:
-    """The document's lines (indices) in a header or footer it shares with one of ``members``.
-
-    The union of :func:`~nshash.sketch.chrome_lines`: a line that is frame against one member is frame against all.
-    """
-    frame: set[int] = set()
-    for member in members:
-        frame |= chrome_lines(features.line_keys, features.line_grams, member.lines)
-    return frame
-
-
-def body_sketch(features: Features, drop: set[int]) -> Sketch:
-    """The sketch of the document's whole text without the lines ``drop`` (indices)."""
-    whole, ends = features.whole, features.line_ends
-    parts = []
-    start = 0
-    for index, end in enumerate(ends):
-        if index not in drop:
-            parts.append(whole[start:end])
-        start = end
-    parts.append(whole[start:])
-    return sketch("".join(parts))
 
 
 def frame_free_score(body: Sketch, page: Sketch, other: Sketch, chrome: int, whole: float) -> float:
@@ -428,26 +402,6 @@ def body_score(body: Sketch, other: Sketch) -> float:
     return max(0.0, containment(body, other) - BODY_ERRORS * containment_error(body, other))
 
 
-def known_lines(lines: dict[int, int], candidates: Sequence[int]) -> list[int]:
-    """The lines (indices) seen in a cluster that is not one of the ``candidates`` (current ids), or in two.
-
-    Those are frame: a line that a candidate has may be its content (an
-    article's other form or copy, which its own cluster holds), and leaving
-    it out would leave the page's frame to be compared (measured on the real
-    pages: two articles of one site then merged).  Lines from
-    :func:`~nshash.boilerplate.line_roots`.
-    """
-    return sorted(index for index, seen in lines.items() if seen != UNSEEN and seen not in candidates)
-
-
-def surrounds(frame: set[int], grams: Sequence[int]) -> bool:
-    """Whether the frame lines lie around a line of the document's own (one with grams): a header and a footer.
-
-    An article's text inside its full page is one shared block instead.
-    """
-    return bool(frame) and any(grams[i] > 0 and i not in frame for i in range(min(frame), max(frame) + 1))
-
-
 def members_score(features: Features, these: list[Member], those: list[Member]) -> float:
     """How much two clusters agree: the highest containment between their members.
 
@@ -474,7 +428,7 @@ def verify_clusters(
 
     ``entries`` as :func:`load_entries` reads them; ``lines``: where the
     document's lines were seen (:func:`~nshash.boilerplate.line_roots`, or
-    nothing), ``roots``: each cluster's current id (see :func:`known_lines`).  Computed by the C
+    nothing), ``roots``: each cluster's current id (see :func:`~nshash.frame.known_lines`).  Computed by the C
     accelerator when it is there (:mod:`nshash._accel`), else here.
     """
     known = known_lines(lines, roots) if lines else []

@@ -335,7 +335,7 @@ def test_a_page_of_only_its_sites_frame_does_not_collect_the_sites_articles() ->
 
 
 def test_surrounds_tells_a_frame_from_one_shared_block() -> None:
-    from nshash.decide import surrounds
+    from nshash.frame import surrounds
 
     grams = [5, 40, 300, 300, 40, 0, 30]
     assert surrounds({0, 1, 4, 6}, grams)  # a header and a footer around the page's own lines
@@ -373,7 +373,7 @@ def test_a_reprint_framed_by_a_site_seen_before_joins_through_its_body() -> None
 
 def test_an_article_whose_other_form_is_a_candidate_keeps_its_lines() -> None:
     from nshash.boilerplate import SHARED_LINE, UNSEEN
-    from nshash.decide import known_lines
+    from nshash.frame import known_lines
 
     lines = {0: UNSEEN, 1: SHARED_LINE, 2: 5, 3: 9, 4: 5}
     assert known_lines(lines, [5]) == [1, 3]  # cluster 5's lines may be its content
@@ -406,7 +406,7 @@ def test_a_page_of_a_million_lines_looks_up_the_first_and_last_lines() -> None:
 
 
 def test_body_sketch_without_lines_is_the_whole_sketch() -> None:
-    from nshash.decide import body_sketch
+    from nshash.frame import body_sketch
 
     rng = random.Random(3)
     features = nshash.NSHash().fingerprinter.features(page(heavy_site(rng, "S"), [paragraph(rng, 3)], "T"))
@@ -418,7 +418,7 @@ def test_body_sketch_without_lines_is_the_whole_sketch() -> None:
 def _framed(rng: random.Random, own: list[str] | None) -> tuple[Sketch, Sketch, Sketch, int]:
     """A member (its site's frame around a paragraph), a page of that frame around ``own`` (the member's paragraph
     when ``None``), the page's body without the frame, and the frame's grams."""
-    from nshash.decide import body_sketch
+    from nshash.frame import body_sketch
 
     fingerprinter = nshash.NSHash().fingerprinter
     frame = heavy_site(rng, "Site")
@@ -506,7 +506,8 @@ def test_an_articles_sentences_are_stored_when_its_young_sites_notices_are_longe
 
 
 def test_a_page_of_only_its_sites_known_frame_has_nothing_to_compare() -> None:
-    from nshash.decide import body_sketch, frame_free_score
+    from nshash.decide import frame_free_score
+    from nshash.frame import body_sketch
 
     rng = random.Random(8)
     fingerprinter = nshash.NSHash().fingerprinter

@@ -1,0 +1,58 @@
+"""A page's frame: the header and footer it shares with a cluster's members, and the lines other clusters have.
+
+Verification (:func:`nshash.decide.verify_score`) leaves the frame out of the
+comparison; these helpers find it.  The C (``nshash/_verify.h``) implements
+them too, tested against these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from nshash.boilerplate import UNSEEN
+from nshash.fingerprint import Features
+from nshash.sketch import Member, Sketch, chrome_lines, sketch
+
+
+def shared_frame(features: Features, members: list[Member]) -> set[int]:
+    """The document's lines (indices) in a header or footer it shares with one of ``members``.
+
+    The union of :func:`~nshash.sketch.chrome_lines`: a line that is frame against one member is frame against all.
+    """
+    frame: set[int] = set()
+    for member in members:
+        frame |= chrome_lines(features.line_keys, features.line_grams, member.lines)
+    return frame
+
+
+def body_sketch(features: Features, drop: set[int]) -> Sketch:
+    """The sketch of the document's whole text without the lines ``drop`` (indices)."""
+    whole, ends = features.whole, features.line_ends
+    parts = []
+    start = 0
+    for index, end in enumerate(ends):
+        if index not in drop:
+            parts.append(whole[start:end])
+        start = end
+    parts.append(whole[start:])
+    return sketch("".join(parts))
+
+
+def known_lines(lines: dict[int, int], candidates: Sequence[int]) -> list[int]:
+    """The lines (indices) seen in a cluster that is not one of the ``candidates`` (current ids), or in two.
+
+    Those are frame: a line that a candidate has may be its content (an
+    article's other form or copy, which its own cluster holds), and leaving
+    it out would leave the page's frame to be compared (measured on the real
+    pages: two articles of one site then merged).  Lines from
+    :func:`~nshash.boilerplate.line_roots`.
+    """
+    return sorted(index for index, seen in lines.items() if seen != UNSEEN and seen not in candidates)
+
+
+def surrounds(frame: set[int], grams: Sequence[int]) -> bool:
+    """Whether the frame lines lie around a line of the document's own (one with grams): a header and a footer.
+
+    An article's text inside its full page is one shared block instead.
+    """
+    return bool(frame) and any(grams[i] > 0 and i not in frame for i in range(min(frame), max(frame) + 1))
