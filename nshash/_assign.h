@@ -349,7 +349,10 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         /* decide.agrees */
         double share = (double)votes[c].top / (double)top;
         double eased = o.verify_voted - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0);
-        passed[c] = scores[c] >= o.verify || (share >= VOTED_SHARE && scores[c] >= eased);
+        int framed = 0; /* verify_score left the frame shared with these members in d.frame */
+        for (Py_ssize_t i = 0; i < d.count && !framed; i++) framed = d.frame[i];
+        double need = framed ? o.verify : o.verify - FRAMELESS_EASING;
+        passed[c] = scores[c] >= need || (share >= VOTED_SHARE && scores[c] >= eased);
         if (passed[c] && scores[c] < o.verify && !site_body_agrees(&d, &t, found, count, eased)) passed[c] = 0;
         if (!passed[c]) continue;
         if (best < 0 || votes[c].votes > votes[best].votes ||

@@ -171,6 +171,41 @@ def test_most_sentences_pointing_to_a_cluster_ease_the_containment_needed() -> N
     assert not agrees(0.69, 0.2, options) and agrees(0.7, 0.2, options)
     assert not agrees(0.49, 0.4, options) and agrees(0.5, 0.4, options)
     assert not agrees(0.39, 0.6, options) and agrees(0.4, 0.6, options)
+    # A page sharing no header and footer with the candidate's members (another site's page): a little less.
+    assert agrees(0.65, 0.2, options, frameless=True) and not agrees(0.64, 0.2, options, frameless=True)
+    assert not agrees(0.65, 0.2, options)
+
+
+def sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 14))).capitalize() + "."
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_reprint_on_another_site_joins_just_below_verify(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """decide.FRAMELESS_EASING: sharing no frame with the members, a little less than ``verify`` suffices."""
+    from nshash.decide import FRAMELESS_EASING, verify_score
+    from nshash.stores.memory import HashDBMemory
+
+    rng = random.Random(13)
+    site, other = make_site(rng), make_site(rng)
+    sentences = [sentence(rng) for _ in range(24)]
+    original = page(site, [" ".join(sentences[i : i + 4]) for i in range(0, 24, 4)], "An article")
+    # Its two longest sentences rewritten, on another site: the rest of its keys lead to the original.
+    longest = sorted(range(24), key=lambda i: -len(sentences[i]))[:2]
+    edited = [sentence(rng) if i in longest else text for i, text in enumerate(sentences)]
+    copy = page(other, [" ".join(edited[i : i + 4]) for i in range(0, 24, 4)], "An article")
+    verify = Options().verify
+    assert verify - FRAMELESS_EASING <= verify_score(_features(copy), [_member(original)]) < verify
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+    nsh = nshash.NSHash()
+    first = nsh.get_similar(original)
+    assert nsh.add(copy).similar_id == first
+    if not native:  # and without the easing it stays apart: the easing is what joined it
+        monkeypatch.setattr(nshash.decide, "FRAMELESS_EASING", 0.0)
+        nsh = nshash.NSHash()
+        nsh.get_similar(original)
+        assert nsh.add(copy).is_new
 
 
 def test_a_small_page_is_not_contained_in_a_big_one_by_chance() -> None:
