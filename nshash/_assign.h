@@ -6,22 +6,22 @@
  *
  * The rare turns return None before anything but path compression is
  * written, and decide.assign then takes the page in Python: an empty page,
- * two clusters to merge (decide.members_score), ids past the 64-bit entry keys.  Included by
- * _speedups.c after _inttable.h and _verify.h; tests compare the two paths'
- * ids, scores and tables.
+ * two clusters to merge (decide.members_score), ids past the 64-bit entry
+ * keys.  Included by _speedups.c after _inttable.h, _blocks.h and _verify.h;
+ * tests compare the two paths' ids, scores and tables.
  */
 #ifndef NSHASH_ASSIGN_H
 #define NSHASH_ASSIGN_H
 
 enum { T_FP, T_PARENT, T_STAT, T_SKETCH, T_LINE, T_COUNT };
 
-/* A key not in a table (None in Python): no id, count or mark is this value; sketch words may be. */
+/* A key not in a table (None in Python): no id, count or mark is this value (sketch words, read from blocks, may be). */
 #define ABSENT INT64_MIN
 #define MAX_SENTENCES 128 /* features: k <= 128 sentences, two keys each */
 
 typedef struct {
-    Table *tables[T_COUNT]; /* NULL at T_SKETCH: */
-    Blocks *sketches;       /* the store's sketch table */
+    Table *tables[T_COUNT]; /* NULL at T_SKETCH, which is: */
+    Blocks *sketches;
     Table *pending[T_COUNT]; /* the store's log of writes since its last commit; NULL: no log */
 } assign_stores;
 
