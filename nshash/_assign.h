@@ -163,13 +163,11 @@ static int record_evidence(assign_stores *s, const uint64_t *keys, const int64_t
 
 /*
  * decide.site_body_agrees, called right after verify_score against the same
- * members: d->frame is then their shared frame and t->body the page's sketch
- * without it and the known lines.
+ * members and only when the page shares a frame with them (without one the
+ * votes stand): t->body is then the page's sketch without that frame and the
+ * known lines.
  */
-static int site_body_agrees(const doc_lines *d, const doc_text *t, const member *members, int count, double need) {
-    int framed = 0;
-    for (Py_ssize_t i = 0; i < d->count && !framed; i++) framed = d->frame[i];
-    if (!framed) return 1; /* not one site's pages: the votes stand */
+static int site_body_agrees(const doc_text *t, const member *members, int count, double need) {
     const member *body = &t->body;
     if (body->grams < BODY_MIN_GRAMS) return 1; /* too little to sketch */
     int sized = 0;
@@ -353,7 +351,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         for (Py_ssize_t i = 0; i < d.count && !framed; i++) framed = d.frame[i];
         double need = framed ? o.verify : o.verify - FRAMELESS_EASING;
         passed[c] = scores[c] >= need || (share >= VOTED_SHARE && scores[c] >= eased);
-        if (passed[c] && scores[c] < o.verify && !site_body_agrees(&d, &t, found, count, eased)) passed[c] = 0;
+        if (passed[c] && scores[c] < o.verify && framed && !site_body_agrees(&t, found, count, eased)) passed[c] = 0;
         if (!passed[c]) continue;
         if (best < 0 || votes[c].votes > votes[best].votes ||
             (votes[c].votes == votes[best].votes &&
