@@ -191,7 +191,8 @@ def assign_python(view: StoreView, features: Features, options: Options) -> Matc
         and not shared_frame(features, members_at(entries, index, options.members))
     }
     passed = [c for c in candidates if agrees(verified[c][0], share[c], options, c in frameless)]
-    eased = [c for c in passed if verified[c][0] < options.verify]
+    # Below verify on sentence votes: pages of one site must also agree without their frame.
+    eased = [c for c in passed if verified[c][0] < options.verify and c not in frameless]
     if eased:  # rare: the frame's own comparison, in Python
         known = known_lines(lines, [roots[c] for c in candidates])
         for c in eased:
