@@ -60,6 +60,40 @@ static inline int blocks_get(const Blocks *b, uint64_t key, int64_t *value) {
     return 1;
 }
 
+/* The block of block key bk, made (empty) if there is none: one probe of the index; NULL on MemoryError. */
+static block *blocks_find_or_add(Blocks *b, uint64_t bk) {
+    Py_ssize_t at = table_find(&b->index, bk);
+    if (at >= 0) return &b->blocks[value_at(&b->index, at)];
+    if (b->used == b->room) {
+        Py_ssize_t room = b->room < 16 ? 16 : b->room + b->room / 2;
+        block *grown = PyMem_RawRealloc(b->blocks, (size_t)room * sizeof(block));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        advise_huge(grown, (size_t)room * sizeof(block));
+        b->blocks = grown;
+        b->room = room;
+    }
+    Table *index = &b->index;
+    if ((index->count + 1) * TABLE_MAX_LOAD_DEN > index->capacity * TABLE_MAX_LOAD_NUM ||
+        (!index->wide && b->used > INT32_MAX)) { /* table_put grows or widens it */
+        if (table_put(index, bk, b->used) < 0) return NULL;
+    } else { /* the free slot found above is where the key goes */
+        at = -1 - at;
+        set_used(index, at);
+        index->keys[at] = bk;
+        store_value(index, at, b->used);
+        index->count++;
+        index->version++;
+        index->writes++;
+    }
+    block *found = &b->blocks[b->used++];
+    found->key = bk;
+    found->present = 0;
+    return found;
+}
+
 /* key -> value; -1 on MemoryError (nothing changed). */
 static int blocks_put(Blocks *b, uint64_t key, int64_t value) {
     unsigned part = block_part(key);
@@ -68,24 +102,8 @@ static int blocks_put(Blocks *b, uint64_t key, int64_t value) {
         b->writes++;
         return 0;
     }
-    block *found = blocks_find(b, key);
-    if (found == NULL) {
-        if (b->used == b->room) {
-            Py_ssize_t room = b->room < 16 ? 16 : b->room + b->room / 2;
-            block *grown = PyMem_RawRealloc(b->blocks, (size_t)room * sizeof(block));
-            if (grown == NULL) {
-                PyErr_NoMemory();
-                return -1;
-            }
-            advise_huge(grown, (size_t)room * sizeof(block));
-            b->blocks = grown;
-            b->room = room;
-        }
-        if (table_put(&b->index, block_key(key), b->used) < 0) return -1;
-        found = &b->blocks[b->used++];
-        found->key = block_key(key);
-        found->present = 0;
-    }
+    block *found = blocks_find_or_add(b, block_key(key));
+    if (found == NULL) return -1;
     if (!((found->present >> part) & 1)) b->count++;
     found->present |= (uint64_t)1 << part;
     found->words[part] = value;
@@ -166,8 +184,9 @@ static int given_twice(uint64_t key) {
 /*
  * In the given order: a file's blocks come back in the order they were saved.
  * A file has a block's words in a row, so they go straight into the block the
- * first one made (one index lookup a member, not one a word: a million pages
- * reloaded in 3.0 s that way, in 1.15 s this way: benchmarks/memory_scale.py).
+ * first one made: one index probe a member, not one a word (a million pages
+ * reloaded in 3.0 s that way, in 1.15 s this way: benchmarks/memory_scale.py),
+ * and the probe a block ahead asked for early.
  */
 static int blocks_fill(PyObject *self, const uint64_t *keys, const void *values, int wide, Py_ssize_t n) {
     Blocks *b = (Blocks *)self;
@@ -183,18 +202,24 @@ static int blocks_fill(PyObject *self, const uint64_t *keys, const void *values,
     b->room = expect;
     block *current = NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t value = wide ? ((const int64_t *)values)[i] : (int64_t)((const int32_t *)values)[i], old;
+        int64_t value = wide ? ((const int64_t *)values)[i] : (int64_t)((const int32_t *)values)[i];
         unsigned part = block_part(keys[i]);
-        if (current != NULL && part < ENTRIES && current->key == block_key(keys[i])) {
-            if ((current->present >> part) & 1) return given_twice(keys[i]);
-            current->present |= (uint64_t)1 << part;
-            current->words[part] = value;
-            b->count++;
+        if (part >= ENTRIES) {
+            if (table_find(&b->overflow, keys[i]) >= 0) return given_twice(keys[i]);
+            if (blocks_put(b, keys[i], value) < 0) return -1;
             continue;
         }
-        if (blocks_get(b, keys[i], &old)) return given_twice(keys[i]);
-        if (blocks_put(b, keys[i], value) < 0) return -1;
-        current = part < ENTRIES ? blocks_find(b, keys[i]) : NULL; /* found again: the array may have moved */
+        if (current == NULL || current->key != block_key(keys[i])) {
+            /* The index is read at random (blocks come in the order they were made): ask early for a
+               block two members on, so that its slot is in the cache when its turn comes. */
+            if (i + 2 * ENTRIES < n) prefetch_home(&b->index, block_key(keys[i + 2 * ENTRIES]));
+            current = blocks_find_or_add(b, block_key(keys[i]));
+            if (current == NULL) return -1;
+        }
+        if ((current->present >> part) & 1) return given_twice(keys[i]);
+        current->present |= (uint64_t)1 << part;
+        current->words[part] = value;
+        b->count++;
     }
     b->writes = 0; /* built, not changed */
     return 0;

@@ -59,6 +59,41 @@ static Py_ssize_t table_find(const Table *t, uint64_t key) {
     return -1 - i;
 }
 
+/* The lowest set bit of a nonzero word. */
+static inline int lowest_bit(uint64_t word) {
+#if defined(_MSC_VER)
+    unsigned long at;
+    _BitScanForward64(&at, word);
+    return (int)at;
+#else
+    return __builtin_ctzll(word);
+#endif
+}
+
+/* Ask for the cache lines where a lookup of key starts (a hint: no effect on the result). */
+static inline void prefetch_home(const Table *t, uint64_t key) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (t->capacity == 0) return;
+    Py_ssize_t i = home_slot(t, key);
+    __builtin_prefetch(&t->used[i >> 6]);
+    __builtin_prefetch(&t->keys[i]);
+#else
+    (void)t;
+    (void)key;
+#endif
+}
+
+/* The first free slot at or after i, cyclically (a table is never full): whole words of the bitmap at a time. */
+static Py_ssize_t first_free(const Table *t, Py_ssize_t i) {
+    Py_ssize_t words = t->capacity >> 6, w = i >> 6;
+    uint64_t free_bits = ~t->used[w] & (~(uint64_t)0 << (i & 63));
+    while (free_bits == 0) {
+        w = (w + 1) & (words - 1);
+        free_bits = ~t->used[w];
+    }
+    return (w << 6) + lowest_bit(free_bits);
+}
+
 static int table_widen(Table *t) {
     if (t->capacity) {
         int64_t *wide = PyMem_RawRealloc(t->values, (size_t)t->capacity * sizeof(int64_t));
@@ -484,13 +519,16 @@ static int table_fill(PyObject *self, const uint64_t *keys, const void *values, 
         t->wide = v < INT32_MIN || v > INT32_MAX;
     }
     if (n && table_resize(t, capacity_for(n)) < 0) return -1;
+    Py_ssize_t mask = t->capacity - 1;
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t at = table_find(t, keys[i]);
-        if (at >= 0) {
-            PyErr_Format(PyExc_ValueError, "Table(): key %llu is given twice", (unsigned long long)keys[i]);
-            return -1;
+        /* Every stored key a lookup of keys[i] would meet lies between its home and the first free slot. */
+        Py_ssize_t home = home_slot(t, keys[i]), at = first_free(t, home);
+        for (Py_ssize_t j = home; j != at; j = (j + 1) & mask) {
+            if (t->keys[j] == keys[i]) {
+                PyErr_Format(PyExc_ValueError, "Table(): key %llu is given twice", (unsigned long long)keys[i]);
+                return -1;
+            }
         }
-        at = -1 - at;
         set_used(t, at);
         t->keys[at] = keys[i];
         store_value(t, at, wide ? ((const int64_t *)values)[i] : (int64_t)((const int32_t *)values)[i]);

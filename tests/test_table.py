@@ -207,6 +207,23 @@ def test_building_from_arrays_checks_them(kind: type) -> None:
     assert dict(kind(memoryview(bytes(8)).cast("Q"), array("i", [5])).items()) == {0: 5}
 
 
+@KINDS
+@settings(max_examples=200, deadline=None)
+@given(st.lists(keys_from(300), min_size=1, max_size=400, unique=True), st.data())
+def test_building_from_arrays_in_any_order_finds_every_key_and_any_key_given_twice(
+    kind: type, keys: list[int], data: st.DataObject
+) -> None:
+    # A file gives its keys in slot order; any other order (and a damaged file) must work as well.
+    order = data.draw(st.permutations(keys))
+    values = list(range(len(order)))
+    same(kind(array("Q", order), array("q", values)), dict(zip(order, values)))
+    twice = data.draw(st.sampled_from(order))
+    doubled = order.copy()
+    doubled.insert(data.draw(st.integers(0, len(order))), twice)
+    with pytest.raises(ValueError, match=f"key {twice} is given twice"):
+        kind(array("Q", doubled), array("q", range(len(doubled))))
+
+
 def test_blocks_keep_a_members_words_together_in_a_fraction_of_the_room() -> None:
     """The store's sketch table: 33 words a member in one 280-byte block, not 33 slots of a Table."""
     from nshash.sketch import ENTRIES, entry_keys
