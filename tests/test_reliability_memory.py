@@ -11,10 +11,12 @@ import pickle
 import random
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nshash
+from nshash.stores import memory_format
 from nshash.stores.memory import read_state
 from tests.fleet import article, labelled_corpus, site_corpus
 
@@ -204,6 +207,33 @@ def test_every_single_bit_flip_is_detected(tmp_path: Path) -> None:
         with pytest.raises(nshash.StoreCorruptError):
             nshash.HashDBMemory(path, log_interval=None)
         assert path.read_bytes() == damaged  # never overwritten
+
+
+@pytest.mark.parametrize("behind", [False, True], ids=["checksum first", "checksum on a thread"])
+def test_a_damaged_body_is_named_by_its_checksum(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, behind: bool) -> None:
+    # A large file's checksum is computed while its tables are built: whatever building them
+    # meets in a damaged body (a key twice, a torn pickle), the checksum is what is reported.
+    threads: list[str] = []
+    compute = memory_format._Checksum._compute
+
+    def spied(self: object, body: memoryview) -> None:
+        threads.append(threading.current_thread().name)
+        compute(self, body)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(memory_format._Checksum, "_compute", spied)
+    if behind:
+        monkeypatch.setattr(memory_format, "_CHECK_BEHIND", 0)
+    path = saved_store(tmp_path)
+    original = path.read_bytes()
+    header = struct.calcsize("<8sIQI")
+    for bit in random.Random(6).sample(range(header * 8, len(original) * 8), 100):
+        damaged = bytearray(original)
+        damaged[bit // 8] ^= 1 << (bit % 8)
+        path.write_bytes(bytes(damaged))
+        with pytest.raises(nshash.StoreCorruptError, match="fails its checksum"):
+            nshash.HashDBMemory(path, log_interval=None)
+        assert path.read_bytes() == damaged
+    assert set(threads) == ({"nshash-crc32"} if behind else {threading.current_thread().name})
 
 
 def crafted(tmp_path: Path, tables: dict[str, object], next_id: object = 10) -> Path:

@@ -19,9 +19,10 @@ import os
 import pickle
 import struct
 import sys
+import threading
 import zlib
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,8 @@ _MAGIC = b"NSHASHDB"
 _FILE_HEADER = struct.Struct("<8sIQI")  # magic, version, payload length, crc32
 _LAYOUT = struct.Struct("<QQ")  # version 3: pickle length, number of out-of-band arrays
 _IDS_FORMAT = "nshash-ids-1"
+# A body at least this long has its checksum computed on a thread while its tables are built.
+_CHECK_BEHIND = 16 << 20
 # A log entry of deletions names its table with this prefix (no table name starts with it).
 DELETED = "-"
 
@@ -103,7 +106,17 @@ def load_state(path: Path) -> tuple[dict[str, str], int, int, dict[str, IntTable
             checksum, a value of the wrong type or out of range, an unknown
             table, a key twice, a cycle of merges.
     """
-    state = _read(path)
+    state, checked = _read(path)
+    try:
+        loaded = _load(state, path)
+    except BaseException:
+        checked()  # a damaged file is reported by its checksum first
+        raise
+    checked()
+    return loaded
+
+
+def _load(state: dict[str, Any], path: Path) -> tuple[dict[str, str], int, int, dict[str, IntTable], bool]:
     try:
         if state["version"] < 3:
             meta, next_id, generation, pairs = check_state(state, path)
@@ -241,7 +254,8 @@ def read_state(path: str | os.PathLike[str]) -> dict[str, Any]:
         StoreCorruptError: not a readable nshash memory store.
     """
     path = Path(path)
-    state = _read(path)
+    state, checked = _read(path)
+    checked()
     if state["version"] >= 3:
         try:
             state["tables"] = {
@@ -254,8 +268,14 @@ def read_state(path: str | os.PathLike[str]) -> dict[str, Any]:
     return state
 
 
-def _read(path: Path) -> dict[str, Any]:
-    """The state dict in a store file, after checking its header and checksum."""
+def _read(path: Path) -> tuple[dict[str, Any], Callable[[], None]]:
+    """The state dict in a store file, after checking its header, and a function that checks its checksum.
+
+    The checksum of a large file is computed on a thread (``zlib.crc32``
+    releases the GIL) while the caller builds the tables from the mapped
+    arrays; the caller calls the function before it uses anything read, and
+    first when anything fails, so that a damaged file is named as such.
+    """
     try:
         with path.open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -264,6 +284,7 @@ def _read(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise StoreCorruptError(f"cannot read nshash store {str(path)!r}: {exc.strerror or exc}") from exc
     buffers: list[memoryview] = []
+    checked = _no_checksum
     if bytes(data[: len(_MAGIC)]) == _MAGIC:
         if len(data) < _FILE_HEADER.size:
             raise StoreCorruptError(f"{str(path)!r} is a truncated nshash memory store; it was left untouched")
@@ -273,22 +294,25 @@ def _read(path: Path) -> dict[str, Any]:
                 f"{str(path)!r} has store format version {version}; this nshash reads 1 to {_VERSION}"
             )
         body = data[_FILE_HEADER.size :]
-        if len(body) != length or zlib.crc32(body) != crc:
-            raise StoreCorruptError(
-                f"{str(path)!r} fails its checksum (damaged on disk or truncated); it was left untouched: "
-                "restore it from a backup"
-            )
+        checked = _Checksum(body, crc, length, path, background=version >= 3 and len(body) >= _CHECK_BEHIND).check
         expected = version
-        payload = bytes(body) if version < 3 else _split(body, buffers, path)
+        try:
+            payload = bytes(body) if version < 3 else _split(body, buffers, path)
+        except StoreCorruptError:
+            checked()
+            raise
     else:
         payload, expected = bytes(data), 1  # version 1: a bare pickle, without a checksum
     try:
         state = DataOnlyUnpickler(io.BytesIO(payload), buffers=buffers).load()
     except Exception as exc:  # any unpickling failure means the file is not ours
+        checked()
         raise StoreCorruptError(
             f"{str(path)!r} is not a readable nshash memory store ({type(exc).__name__}: {exc}); "
             "it was left untouched: move it away or pass another name"
         ) from exc
+    if not isinstance(state, dict) or state.get("format") != _FORMAT or state.get("version") != expected:
+        checked()
     if not isinstance(state, dict) or state.get("format") != _FORMAT:
         refuse_07_memory(state, path)
         raise StoreCorruptError(f"{str(path)!r} is not an nshash memory store; it was left untouched")
@@ -296,7 +320,38 @@ def _read(path: Path) -> dict[str, Any]:
         raise StoreCorruptError(
             f"{str(path)!r} has store format version {state.get('version')!r}; this nshash reads 1 to {_VERSION}"
         )
-    return state
+    return state, checked
+
+
+def _no_checksum() -> None:
+    """Version 1 files have none."""
+
+
+class _Checksum:
+    """A file body's CRC-32, computed now or on a thread; :meth:`check` waits for it and raises if it differs."""
+
+    def __init__(self, body: memoryview, expected: int, length: int, path: Path, *, background: bool) -> None:
+        self._expected, self._length, self._path = expected, length, path
+        self._found: int | None = None
+        self._thread: threading.Thread | None = None
+        if background:
+            self._thread = threading.Thread(target=self._compute, args=(body,), name="nshash-crc32", daemon=True)
+            self._thread.start()
+        else:
+            self._compute(body)
+            self.check()
+
+    def _compute(self, body: memoryview) -> None:
+        self._found = zlib.crc32(body) if len(body) == self._length else None
+
+    def check(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+        if self._found != self._expected:
+            raise StoreCorruptError(
+                f"{str(self._path)!r} fails its checksum (damaged on disk or truncated); it was left untouched: "
+                "restore it from a backup"
+            )
 
 
 def _split(body: memoryview, buffers: list[memoryview], path: Path) -> bytes:
