@@ -31,9 +31,11 @@ static inline int64_t look(const assign_stores *s, int table, uint64_t key) {
 }
 
 static int put_both(assign_stores *s, int table, uint64_t key, int64_t value) {
-    if ((table == T_SKETCH ? blocks_put(s->sketches, key, value) : table_put(s->tables[table], key, value)) < 0)
+    if ((table == T_SKETCH ? blocks_put(s->sketches, key, value) : table_put(s->tables[table], key, value)) < 0 ||
+        (s->pending[table] != NULL && table_put(s->pending[table], key, value) < 0)) {
+        PyErr_NoMemory();
         return -1;
-    if (s->pending[table] != NULL && table_put(s->pending[table], key, value) < 0) return -1;
+    }
     return 0;
 }
 

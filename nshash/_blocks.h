@@ -60,17 +60,14 @@ static inline int blocks_get(const Blocks *b, uint64_t key, int64_t *value) {
     return 1;
 }
 
-/* The block of block key bk, made (empty) if there is none: one probe of the index; NULL on MemoryError. */
+/* The block of block key bk, made (empty) if there is none: one probe of the index; NULL out of memory. */
 static block *blocks_find_or_add(Blocks *b, uint64_t bk) {
     Py_ssize_t at = table_find(&b->index, bk);
     if (at >= 0) return &b->blocks[value_at(&b->index, at)];
     if (b->used == b->room) {
         Py_ssize_t room = b->room < 16 ? 16 : b->room + b->room / 2;
         block *grown = PyMem_RawRealloc(b->blocks, (size_t)room * sizeof(block));
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return NULL;
-        }
+        if (grown == NULL) return NULL;
         advise_huge(grown, (size_t)room * sizeof(block));
         b->blocks = grown;
         b->room = room;
@@ -94,7 +91,7 @@ static block *blocks_find_or_add(Blocks *b, uint64_t bk) {
     return found;
 }
 
-/* key -> value; -1 on MemoryError (nothing changed). */
+/* key -> value; -1 out of memory (nothing changed). */
 static int blocks_put(Blocks *b, uint64_t key, int64_t value) {
     unsigned part = block_part(key);
     if (part >= ENTRIES) {
@@ -173,13 +170,14 @@ static void blocks_each(const Blocks *b, uint64_t *keys, int64_t *values) {
 }
 
 static int blocks_get_one(PyObject *self, uint64_t key, int64_t *value) { return blocks_get((Blocks *)self, key, value); }
-static int blocks_put_one(PyObject *self, uint64_t key, int64_t value) { return blocks_put((Blocks *)self, key, value); }
-static int blocks_remove_one(PyObject *self, uint64_t key) { return blocks_remove((Blocks *)self, key); }
-
-static int given_twice(uint64_t key) {
-    PyErr_Format(PyExc_ValueError, "Blocks(): key %llu is given twice", (unsigned long long)key);
-    return -1;
+static int blocks_put_one(PyObject *self, uint64_t key, int64_t value) {
+    if (blocks_put((Blocks *)self, key, value) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
 }
+static int blocks_remove_one(PyObject *self, uint64_t key) { return blocks_remove((Blocks *)self, key); }
 
 /*
  * In the given order: a file's blocks come back in the order they were saved.
@@ -188,24 +186,25 @@ static int given_twice(uint64_t key) {
  * reloaded in 3.0 s that way, in 1.15 s this way: benchmarks/memory_scale.py),
  * and the probe a block ahead asked for early.
  */
-static int blocks_fill(PyObject *self, const uint64_t *keys, const void *values, int wide, Py_ssize_t n) {
+static int blocks_fill(PyObject *self, const uint64_t *keys, const void *values, int wide, Py_ssize_t n,
+                       uint64_t *twice) {
     Blocks *b = (Blocks *)self;
     Py_ssize_t expect = n / ENTRIES + 1; /* room for the blocks a file of members needs, made once */
     block *room = PyMem_RawMalloc((size_t)expect * sizeof(block));
     if (room == NULL || table_resize(&b->index, capacity_for(expect)) < 0) {
         PyMem_RawFree(room);
-        if (!PyErr_Occurred()) PyErr_NoMemory();
         return -1;
     }
     advise_huge(room, (size_t)expect * sizeof(block));
     b->blocks = room;
     b->room = expect;
     block *current = NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
+    Py_ssize_t i;
+    for (i = 0; i < n; i++) {
         int64_t value = wide ? ((const int64_t *)values)[i] : (int64_t)((const int32_t *)values)[i];
         unsigned part = block_part(keys[i]);
         if (part >= ENTRIES) {
-            if (table_find(&b->overflow, keys[i]) >= 0) return given_twice(keys[i]);
+            if (table_find(&b->overflow, keys[i]) >= 0) break;
             if (blocks_put(b, keys[i], value) < 0) return -1;
             continue;
         }
@@ -216,10 +215,14 @@ static int blocks_fill(PyObject *self, const uint64_t *keys, const void *values,
             current = blocks_find_or_add(b, block_key(keys[i]));
             if (current == NULL) return -1;
         }
-        if ((current->present >> part) & 1) return given_twice(keys[i]);
+        if ((current->present >> part) & 1) break;
         current->present |= (uint64_t)1 << part;
         current->words[part] = value;
         b->count++;
+    }
+    if (i < n) { /* a key given twice */
+        *twice = keys[i];
+        return 1;
     }
     b->writes = 0; /* built, not changed */
     return 0;

@@ -94,13 +94,15 @@ static Py_ssize_t first_free(const Table *t, Py_ssize_t i) {
     return (w << 6) + lowest_bit(free_bits);
 }
 
+/*
+ * The functions that change a table never touch Python objects (the fills run
+ * without the GIL): out of memory they return -1 with the table unchanged,
+ * and their callers raise MemoryError.
+ */
 static int table_widen(Table *t) {
     if (t->capacity) {
         int64_t *wide = PyMem_RawRealloc(t->values, (size_t)t->capacity * sizeof(int64_t));
-        if (wide == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
+        if (wide == NULL) return -1;
         const int32_t *narrow = (const int32_t *)wide;
         for (Py_ssize_t i = t->capacity - 1; i >= 0; i--) wide[i] = narrow[i]; /* from the top: in place */
         t->values = wide;
@@ -141,7 +143,6 @@ static int table_resize(Table *t, Py_ssize_t capacity) {
         PyMem_RawFree(keys);
         PyMem_RawFree(values);
         PyMem_RawFree(used);
-        PyErr_NoMemory();
         return -1;
     }
     advise_huge(keys, (size_t)capacity * sizeof(uint64_t));
@@ -174,7 +175,7 @@ static Py_ssize_t capacity_for(Py_ssize_t count) {
     return capacity;
 }
 
-/* key -> value; 1 if the key is new, 0 if it was replaced, -1 on MemoryError (the table unchanged). */
+/* key -> value; 1 if the key is new, 0 if it was replaced, -1 out of memory (the table unchanged). */
 static int table_put(Table *t, uint64_t key, int64_t value) {
     if (!t->wide && (value < INT32_MIN || value > INT32_MAX) && table_widen(t) < 0) return -1;
     Py_ssize_t at = table_find(t, key);
@@ -285,8 +286,9 @@ typedef struct {
     int (*get)(PyObject *self, uint64_t key, int64_t *value); /* 1 and *value if stored, 0 if not */
     int (*put)(PyObject *self, uint64_t key, int64_t value);  /* -1 on MemoryError (nothing changed) */
     int (*remove)(PyObject *self, uint64_t key);              /* 1 if it was stored, 0 if not */
-    /* n pairs (values 64-bit if wide, else 32-bit) into the empty table; a key given twice is an error */
-    int (*fill)(PyObject *self, const uint64_t *keys, const void *values, int wide, Py_ssize_t n);
+    /* n pairs (values 64-bit if wide, else 32-bit) into the empty table, without the GIL (no Python
+       object touched): 0, -1 out of memory, 1 for a key given twice (in *twice) */
+    int (*fill)(PyObject *self, const uint64_t *keys, const void *values, int wide, Py_ssize_t n, uint64_t *twice);
 } table_kind;
 
 /* Is a buffer's format one native (or '='/'<'/'>' of this machine's order) code of this size and signedness? */
@@ -333,7 +335,19 @@ static PyObject *kind_new(PyTypeObject *type, PyObject *args, PyObject *kwargs, 
     else if (vv.len / vv.itemsize != n)
         PyErr_Format(PyExc_ValueError, "%s(): %zd keys but %zd values", kind->name, n, vv.len / vv.itemsize);
     else
-        failed = kind->fill(self, kv.buf, vv.buf, wide, n) < 0;
+    {
+        uint64_t twice = 0;
+        int done;
+        /* The new table is no one else's yet and the buffers are held: other threads may run
+           (a store's file checksum is computed while its tables are built). */
+        Py_BEGIN_ALLOW_THREADS done = kind->fill(self, kv.buf, vv.buf, wide, n, &twice);
+        Py_END_ALLOW_THREADS
+        if (done < 0)
+            PyErr_NoMemory();
+        else if (done > 0)
+            PyErr_Format(PyExc_ValueError, "%s(): key %llu is given twice", kind->name, (unsigned long long)twice);
+        failed = done != 0;
+    }
     PyBuffer_Release(&kv);
     PyBuffer_Release(&vv);
     if (failed) Py_CLEAR(self);
@@ -500,7 +514,11 @@ static int table_get_one(PyObject *self, uint64_t key, int64_t *value) {
 }
 
 static int table_put_one(PyObject *self, uint64_t key, int64_t value) {
-    return table_put((Table *)self, key, value) < 0 ? -1 : 0;
+    if (table_put((Table *)self, key, value) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
 }
 
 static int table_remove_one(PyObject *self, uint64_t key) {
@@ -511,7 +529,8 @@ static int table_remove_one(PyObject *self, uint64_t key) {
 }
 
 /* Sized once, then every key in the first free slot from its home: a file's keys come in slot order. */
-static int table_fill(PyObject *self, const uint64_t *keys, const void *values, int wide, Py_ssize_t n) {
+static int table_fill(PyObject *self, const uint64_t *keys, const void *values, int wide, Py_ssize_t n,
+                      uint64_t *twice) {
     Table *t = (Table *)self;
     t->wide = 0;
     for (Py_ssize_t i = 0; wide && !t->wide && i < n; i++) {
@@ -525,8 +544,8 @@ static int table_fill(PyObject *self, const uint64_t *keys, const void *values, 
         Py_ssize_t home = home_slot(t, keys[i]), at = first_free(t, home);
         for (Py_ssize_t j = home; j != at; j = (j + 1) & mask) {
             if (t->keys[j] == keys[i]) {
-                PyErr_Format(PyExc_ValueError, "Table(): key %llu is given twice", (unsigned long long)keys[i]);
-                return -1;
+                *twice = keys[i];
+                return 1;
             }
         }
         set_used(t, at);

@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nshash
+from nshash.stores import memory_format
 from nshash.stores.memory import read_state
 from nshash.stores.memory_table import DictTable
 
@@ -357,6 +358,33 @@ def test_a_damaged_version_3_file_is_refused_and_left_untouched(
     assert done.stdout.startswith("refused:"), done.stdout + done.stderr
     assert re.search(message, done.stdout), done.stdout
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("apart", [False, True], ids=["one by one", "side by side"])
+def test_tables_built_side_by_side_are_the_tables_and_are_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, apart: bool
+) -> None:
+    # A large file's tables are built on threads, its checksum on another: same tables, same refusals.
+    pools: list[object] = []
+    pool = memory_format.ThreadPoolExecutor
+    monkeypatch.setattr(memory_format, "ThreadPoolExecutor", lambda *a, **kw: pools.append(a) or pool(*a, **kw))
+    if apart:
+        monkeypatch.setattr(memory_format, "_BUILD_APART", 0)
+        monkeypatch.setattr(memory_format, "_CHECK_BEHIND", 0)
+        monkeypatch.setattr(memory_format.os, "cpu_count", lambda: 2)
+    fp, line = packed(list(range(500)), list(range(500)), "i"), packed([7, 2**64 - 1], [-1, 2**40])
+    path = packed_file(tmp_path, {"fp": fp, "line": line, "sketch": packed([64, 65, 3], [1, 2, 3])})
+    with nshash.HashDBMemory(path, log_interval=None) as store:
+        assert store.get_many("fp", [0, 499, 500]) == [0, 499, None]
+        assert store.get_many("line", [7, 2**64 - 1]) == [-1, 2**40]
+        assert store.get_many("sketch", [64, 65, 3]) == [1, 2, 3]
+        assert [type(store._tables[name]).__name__ for name in ("fp", "sketch")] == ["Table", "Blocks"]
+        store._release()
+    assert bool(pools) == apart
+    for damaged in ({"fp": fp, "line": packed([7, 8, 7], [1, 2, 3])}, {"sketch": packed([64, 64], [1, 2])}):
+        path = packed_file(tmp_path, damaged)
+        with pytest.raises(nshash.StoreCorruptError, match="is given twice"):
+            nshash.HashDBMemory(path, log_interval=None)
 
 
 @pytest.mark.parametrize(("layout", "message"), [((0, 1), "add up"), ((10**6, 0), "add up"), ((0, 99), "99 arrays")])
