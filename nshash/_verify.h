@@ -75,6 +75,11 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, unsigned char *hea
     Py_ssize_t limit = head_beyond_top ? LIST_LINES : 1, skip = 0;
     while (skip < (limit < n ? limit : n) && !d->shared[n - 1 - skip] && d->grams[n - 1 - skip] < LIST_GRAMS) skip++;
     if (!edge_run(d, 1, skip, foot, &unused)) return;
+    if (skip) { /* one shared block above lines of the page's own, not a header and a footer */
+        Py_ssize_t i = 0;
+        while (i < n && (!foot[i] || head[i])) i++;
+        if (i == n) return;
+    }
     for (Py_ssize_t i = 0; i < n; i++) d->frame[i] |= head[i] | foot[i];
 }
 

@@ -224,6 +224,14 @@ def chrome_lines(line_keys: Sequence[int], line_grams: Sequence[int], bits: int)
     foot = {count - 1 - index for index in _edge_run(shared[::-1], line_grams[::-1], skip=skip)}
     if not foot:
         return set()  # a copy that keeps the top of an article (truncated), not a site's frame
+    if skip and foot <= head:
+        # The run from the bottom, found above lines of the page's own, is the run from the top:
+        # one shared block, not a header and a footer (a truncated copy above a list of related
+        # titles; its paragraphs were taken for frame and left out).  Measured on the 15 synthetic
+        # files: recall +0.8 points (zh files up to +2.6), no file's precision lower by more than
+        # 0.001; without the "above lines of its own" (a block reaching the page's bottom is also
+        # what a page of nothing but its site's frame looks like), one file lost 0.009.
+        return set()
     return head | foot
 
 

@@ -125,6 +125,11 @@ def test_shared_chrome_needs_a_shared_footer() -> None:
     assert shared_chrome([1, 2, 3, 4, 5, 6], grams, header_footer) == 10 + 5 + 20 + 30
     # Only the top shared (a truncated copy keeps an article's top): nothing is left out.
     assert shared_chrome([1, 2, 3, 4, 5, 6], grams, line_filter([1, 2, 3])) == 0
+    # The top shared and, over short lines of the page's own, the same run from the bottom: one block
+    # (a truncated copy above a list of titles), nothing left out.
+    assert shared_chrome([1, 2, 3, 4, 5, 6], grams, line_filter([2, 3, 4])) == 0
+    # The same run reaching the page's bottom is left out: a page of nothing but its site's frame.
+    assert shared_chrome([1, 2, 3, 4], [10, 5, 100, 100], line_filter([2, 3, 4])) == 205
 
 
 @pytest.mark.parametrize("unit", ["\n", "。", "a。", "\n\n\t "])

@@ -208,6 +208,32 @@ def test_a_reprint_on_another_site_joins_just_below_verify(native: bool, monkeyp
         assert nsh.add(copy).is_new
 
 
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_truncated_copy_above_a_list_of_related_titles_joins_its_article(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The copy keeps the article's first paragraphs, then "read more" and other articles' titles.
+    # Its paragraphs are the run of lines it shares with the original from the top and, over the
+    # titles, from the bottom: once taken for a header and footer and left out (score ~0.1).
+    from nshash.sketch import chrome_lines
+    from nshash.stores.memory import HashDBMemory
+
+    rng = random.Random(14)
+    body = [" ".join(sentence(rng) for _ in range(5)) for _ in range(3)] + [paragraph(rng, 2)]
+    original = page((["Home | News | Tech"], ["(c) 2024 Example Daily", "Back to top"]), body, "The story")
+    # (a run of lines without a sentence end is a link list, dropped; the question stays, below the block)
+    titles = ["Read more >>", "You may also like", "Faster builds", "Why we moved", "What happens at the next release?"]
+    copy = "\n".join(["The story", *body[:3], *titles])
+    doc = _features(copy)
+    assert chrome_lines(doc.line_keys, doc.line_grams, _member(original).lines) == set()
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+    nsh = nshash.NSHash()
+    first = nsh.get_similar(original)
+    joined = nsh.add(copy)
+    assert joined.similar_id == first and joined.score >= Options().verify
+
+
 def test_a_small_page_is_not_contained_in_a_big_one_by_chance() -> None:
     """Every 5-gram of a short text of common words turns up somewhere in a page ten times its size."""
     from nshash.decide import trusted_containment
