@@ -334,13 +334,13 @@ static PyObject *kind_new(PyTypeObject *type, PyObject *args, PyObject *kwargs, 
                      kind->name);
     else if (vv.len / vv.itemsize != n)
         PyErr_Format(PyExc_ValueError, "%s(): %zd keys but %zd values", kind->name, n, vv.len / vv.itemsize);
-    else
-    {
+    else {
         uint64_t twice = 0;
         int done;
         /* The new table is no one else's yet and the buffers are held: other threads may run
            (a store's file checksum is computed while its tables are built). */
-        Py_BEGIN_ALLOW_THREADS done = kind->fill(self, kv.buf, vv.buf, wide, n, &twice);
+        Py_BEGIN_ALLOW_THREADS
+        done = kind->fill(self, kv.buf, vv.buf, wide, n, &twice);
         Py_END_ALLOW_THREADS
         if (done < 0)
             PyErr_NoMemory();
