@@ -118,24 +118,24 @@ def unpack(packed: dict[str, Any]) -> Iterator[Features]:
         k, p, line, start = k + n_keys, p + n_positions, line + n_lines, end
 
 
-def _lengths(texts: Any) -> Any:
+def _lengths(index: Any) -> Any:
     import pandas as pd
 
-    return pd.Series([len(texts)], dtype="int64")
+    return pd.Series([len(index)], dtype="int64")
 
 
-def _with_ids(texts: Any, end: Any, ids: Any) -> Any:
-    """On a worker: a partition's slice of the ids, on its index (``end``: rows up to its end)."""
+def _with_ids(index: Any, end: Any, ids: Any) -> Any:
+    """On a worker: a partition's slice of the ids on its ``index`` (``end``: rows up to its end)."""
     import pandas as pd
 
     stop = int(end.iloc[0])
-    start = stop - len(texts)
+    start = stop - len(index)
     if stop > len(ids) or start < 0:
         raise NSHashError(
             f"the input has other rows now than when its ids were computed ({stop:,} read, {len(ids):,} ids): "
             "compute the result from the same, unchanged data"
         )
-    return pd.Series(ids[start:stop], index=texts.index, name="similar_id", dtype="int64")
+    return pd.Series(ids[start:stop], index=index, name="similar_id", dtype="int64")
 
 
 def _text_series(data: Any, column: str | None, dd: Any) -> Any:
@@ -166,8 +166,8 @@ def similar_ids(data: Any, column: str | None = None, *, progress: bool = False,
         A Dask Series named ``similar_id`` with the partitions and index of
         ``data``, ready for ``ddf["similar_id"] = ...``.  The ids are computed
         by this call (features on the workers, decisions here); attaching
-        them to the partitions is lazy and reads ``data`` again, which must
-        not have changed in between.
+        them to the partitions is lazy and reads ``data``'s index again
+        (not its texts), which must not have changed in between.
 
     Raises:
         MissingDependencyError: dask (or, with ``progress``, tqdm) is not installed.
@@ -201,9 +201,11 @@ def similar_ids(data: Any, column: str | None = None, *, progress: bool = False,
         if bar is not None:
             bar.close()
     # Rows up to the end of each partition, as Dask partitions the data when the result is computed.
-    ends = texts.map_partitions(_lengths, meta=pd.Series([], dtype="int64")).cumsum()
+    # Only the index is read again: a DataFrame's, so that no column is (a Series' own keeps its column).
+    index = data.index if isinstance(data, dd.DataFrame) else texts.index
+    ends = index.map_partitions(_lengths, meta=pd.Series([], dtype="int64")).cumsum()
     meta = pd.Series([], dtype="int64", name="similar_id", index=texts._meta.index)
-    return texts.map_partitions(_with_ids, ends, dask.delayed(ids), meta=meta)
+    return index.map_partitions(_with_ids, ends, dask.delayed(ids), meta=meta)
 
 
 def _assign_in_order(dask: Any, texts: Any, options: dict[str, Any], bar: Any) -> list[int]:

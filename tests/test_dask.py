@@ -153,6 +153,18 @@ def test_reading_only_the_text_column_fuses_partitions_and_ids_stay_in_place(cli
     assert nshash_dask.similar_ids(texts_only).compute().tolist() == nshash.similar_ids(texts)
 
 
+def test_attaching_the_ids_reads_the_index_not_the_texts_again(client: object, tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    texts, _ = make_corpus(seed=9, articles=20)
+    write_pages(tmp_path / "pages", texts, files=6, suffix=".parquet")
+    ddf = dd.read_parquet(str(tmp_path / "pages" / "*.parquet"))
+    result = nshash_dask.similar_ids(ddf, column="content")  # the ids are computed here
+    # The files lose their text column: the lazy result still computes (it reads the index alone).
+    for path in (tmp_path / "pages").glob("*.parquet"):
+        pd.read_parquet(path).drop(columns=["content"]).to_parquet(path)
+    assert result.compute().tolist() == nshash.similar_ids(texts)
+
+
 def test_progress_bar_counts_the_documents(client: object, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("tqdm")
     texts, _ = make_corpus(seed=4, articles=6)
