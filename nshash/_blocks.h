@@ -72,19 +72,9 @@ static block *blocks_find_or_add(Blocks *b, uint64_t bk) {
         b->blocks = grown;
         b->room = room;
     }
-    Table *index = &b->index;
-    if ((index->count + 1) * TABLE_MAX_LOAD_DEN > index->capacity * TABLE_MAX_LOAD_NUM ||
-        (!index->wide && b->used > INT32_MAX)) { /* table_put grows or widens it */
-        if (table_put(index, bk, b->used) < 0) return NULL;
-    } else { /* the free slot found above is where the key goes */
-        at = -1 - at;
-        set_used(index, at);
-        index->keys[at] = bk;
-        store_value(index, at, b->used);
-        index->count++;
-        index->version++;
-        index->writes++;
-    }
+    /* Widening keeps every slot: the free one found above is still where the key goes. */
+    if (!b->index.wide && b->used > INT32_MAX && table_widen(&b->index) < 0) return NULL;
+    if (table_insert(&b->index, at, bk, b->used) < 0) return NULL;
     block *found = &b->blocks[b->used++];
     found->key = bk;
     found->present = 0;

@@ -175,15 +175,9 @@ static Py_ssize_t capacity_for(Py_ssize_t count) {
     return capacity;
 }
 
-/* key -> value; 1 if the key is new, 0 if it was replaced, -1 out of memory (the table unchanged). */
-static int table_put(Table *t, uint64_t key, int64_t value) {
-    if (!t->wide && (value < INT32_MIN || value > INT32_MAX) && table_widen(t) < 0) return -1;
-    Py_ssize_t at = table_find(t, key);
-    t->writes++;
-    if (at >= 0) {
-        store_value(t, at, value);
-        return 0;
-    }
+/* An absent key -> value (``at``: what table_find returned for it; the table holds the value's width),
+   the table grown first if one more key would pass its load factor; 1, or -1 out of memory (unchanged). */
+static int table_insert(Table *t, Py_ssize_t at, uint64_t key, int64_t value) {
     if ((t->count + 1) * TABLE_MAX_LOAD_DEN > t->capacity * TABLE_MAX_LOAD_NUM) {
         if (table_resize(t, capacity_for(t->count + 1)) < 0) return -1;
         at = table_find(t, key);
@@ -195,6 +189,18 @@ static int table_put(Table *t, uint64_t key, int64_t value) {
     t->count++;
     t->version++;
     return 1;
+}
+
+/* key -> value; 1 if the key is new, 0 if it was replaced, -1 out of memory (the table unchanged). */
+static int table_put(Table *t, uint64_t key, int64_t value) {
+    if (!t->wide && (value < INT32_MIN || value > INT32_MAX) && table_widen(t) < 0) return -1;
+    Py_ssize_t at = table_find(t, key);
+    t->writes++;
+    if (at >= 0) {
+        store_value(t, at, value);
+        return 0;
+    }
+    return table_insert(t, at, key, value);
 }
 
 /* Remove the entry at slot i, shifting back the entries of its run that may move (no tombstones). */
