@@ -330,12 +330,12 @@ def _read(path: Path) -> tuple[dict[str, Any], Callable[[], None]]:
             f"{str(path)!r} is not a readable nshash memory store ({type(exc).__name__}: {exc}); "
             "it was left untouched: move it away or pass another name"
         ) from exc
-    if not isinstance(state, dict) or state.get("format") != _FORMAT or state.get("version") != expected:
-        checked()
     if not isinstance(state, dict) or state.get("format") != _FORMAT:
+        checked()
         refuse_07_memory(state, path)
         raise StoreCorruptError(f"{str(path)!r} is not an nshash memory store; it was left untouched")
     if state.get("version") != expected:
+        checked()
         raise StoreCorruptError(
             f"{str(path)!r} has store format version {state.get('version')!r}; this nshash reads 1 to {_VERSION}"
         )
