@@ -94,11 +94,7 @@ static int load_member(const assign_stores *s, int64_t cluster, int index, membe
     uint64_t base = ((uint64_t)cluster << CLUSTER_SHIFT) | ((uint64_t)index << MEMBER_SHIFT);
     const block *found = blocks_find(s->sketches, base);
     if (found == NULL || (~found->present & (((uint64_t)1 << ENTRIES) - 1))) return 0;
-    const int64_t *words = found->words;
-    out->grams = (Py_ssize_t)words[0];
-    for (int w = 0; w < SLOT_WORDS; w++)
-        for (int b = 0; b < 8; b++) out->slots[8 * w + b] = (unsigned char)((uint64_t)words[1 + w] >> (8 * b));
-    for (int w = 0; w < BLOOM_WORDS; w++) out->lines[w] = (uint64_t)words[1 + SLOT_WORDS + w];
+    member_from_words(found->words, out);
     return 1;
 }
 
@@ -403,26 +399,10 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         while (known_members < o.members && load_member(&s, target, known_members, &ignored)) known_members++;
     }
     if (known_members < o.members) {
-        memset(doc.lines, 0, sizeof doc.lines);
-        for (Py_ssize_t i = 0; i < d.count; i++)
-            for (int probe = 0; probe < BLOOM_PROBES; probe++) {
-                uint64_t bit = probe_bit(d.keys[i], probe);
-                doc.lines[bit >> 6] |= 1ULL << (bit & 63);
-            }
+        member_lines(&d, &doc);
         uint64_t base = ((uint64_t)target << CLUSTER_SHIFT) | ((uint64_t)known_members << MEMBER_SHIFT);
-        for (int part = 0; part < ENTRIES; part++) {
-            int64_t word;
-            if (part == 0) {
-                word = (int64_t)doc.grams;
-            } else if (part <= SLOT_WORDS) {
-                uint64_t u = 0;
-                for (int b = 0; b < 8; b++) u |= (uint64_t)doc.slots[8 * (part - 1) + b] << (8 * b);
-                word = (int64_t)u;
-            } else {
-                word = (int64_t)doc.lines[part - 1 - SLOT_WORDS];
-            }
-            if (put_both(&s, T_SKETCH, base | (uint64_t)part, word) < 0) goto done;
-        }
+        for (int part = 0; part < ENTRIES; part++)
+            if (put_both(&s, T_SKETCH, base | (uint64_t)part, member_word(&doc, part)) < 0) goto done;
     }
     /* boilerplate.record_lines */
     for (Py_ssize_t i = 0; i < considered; i++) {

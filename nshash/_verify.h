@@ -20,6 +20,7 @@ typedef struct {
     Py_ssize_t grams;
     unsigned char slots[SLOTS];
     uint64_t lines[BLOOM_WORDS]; /* bit b of sketch.line_filter in word b / 64 */
+    uint32_t tail;               /* sketch.member_tail; 0: not known */
 } member;
 
 /* A document's lines: 32-bit keys and their gram counts. */
@@ -63,8 +64,31 @@ static Py_ssize_t edge_run(const doc_lines *d, int reversed, Py_ssize_t skip, un
     return found;
 }
 
+#define TAG_MASK ((1U << TAG_BITS) - 1)
+
+static inline uint32_t tag(uint32_t key) { return (key >> (32 - TAG_BITS)) | 1; } /* sketch._tag */
+
+/* sketch.member_tail */
+static uint32_t member_tail(const doc_lines *d) {
+    Py_ssize_t n = d->count;
+    if (n == 0) return 0;
+    uint32_t tail = (tag(d->keys[n - 1]) << TAG_BITS | (n > 1 ? tag(d->keys[n - 2]) : 0)) << TAG_BITS;
+    for (Py_ssize_t i = n - 1; i >= 0; i--)
+        if (d->grams[i] >= LIST_GRAMS) return tail | tag(d->keys[i]);
+    return tail;
+}
+
+/* sketch._at_the_end: whether the lines marked in[] hold a line the member's tail names. */
+static int at_the_end(const doc_lines *d, uint32_t tail, const unsigned char *in) {
+    for (Py_ssize_t i = 0; i < d->count; i++)
+        if (in[i])
+            for (int part = 0; part < 3; part++)
+                if (tag(d->keys[i]) == ((tail >> (TAG_BITS * part)) & TAG_MASK)) return 1;
+    return 0;
+}
+
 /* sketch.chrome_lines: adds the header and footer the document shares with a member to d->frame. */
-static void chrome_lines(doc_lines *d, const uint64_t *lines, unsigned char *head, unsigned char *foot) {
+static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, unsigned char *head, unsigned char *foot) {
     Py_ssize_t n = d->count;
     for (Py_ssize_t i = 0; i < n; i++) {
         d->shared[i] = (unsigned char)has_line(lines, d->keys[i]);
@@ -80,6 +104,8 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, unsigned char *hea
         while (i < n && (!foot[i] || head[i])) i++;
         if (i == n) return;
     }
+    /* no header, and the member's last lines not in the "footer": the end of its article */
+    if (tail && !head_beyond_top && !at_the_end(d, tail, foot)) return;
     for (Py_ssize_t i = 0; i < n; i++) d->frame[i] |= head[i] | foot[i];
 }
 
@@ -250,7 +276,7 @@ static void body_sketch(const doc_lines *d, doc_text *t, member *body) {
 static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
                            unsigned char *foot, doc_text *t) {
     memset(d->frame, 0, (size_t)d->count);
-    for (int m = 0; m < count; m++) chrome_lines(d, members[m].lines, head, foot);
+    for (int m = 0; m < count; m++) chrome_lines(d, members[m].lines, members[m].tail, head, foot);
     /* frame.surrounds: a line with grams outside the frame, between its first and last lines */
     Py_ssize_t first = 0, last = d->count - 1;
     while (first < d->count && !d->frame[first]) first++;
@@ -293,18 +319,47 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
     return best;
 }
 
+/* sketch.from_entries over a member's ENTRIES words, all stored. */
+static void member_from_words(const int64_t *words, member *out) {
+    uint64_t first = (uint64_t)words[0];
+    out->grams = (Py_ssize_t)(first & (((uint64_t)1 << GRAM_BITS) - 1));
+    out->tail = (uint32_t)(first >> GRAM_BITS);
+    for (int w = 0; w < SLOT_WORDS; w++)
+        for (int b = 0; b < 8; b++) out->slots[8 * w + b] = (unsigned char)((uint64_t)words[1 + w] >> (8 * b));
+    for (int w = 0; w < BLOOM_WORDS; w++) out->lines[w] = (uint64_t)words[1 + SLOT_WORDS + w];
+}
+
+/* sketch.to_entries: the part-th word of a member (its lines and tail filled in). */
+static int64_t member_word(const member *m, int part) {
+    if (part == 0) return (int64_t)((uint64_t)m->grams | (uint64_t)m->tail << GRAM_BITS);
+    if (part <= SLOT_WORDS) {
+        uint64_t u = 0;
+        for (int b = 0; b < 8; b++) u |= (uint64_t)m->slots[8 * (part - 1) + b] << (8 * b);
+        return (int64_t)u;
+    }
+    return (int64_t)m->lines[part - 1 - SLOT_WORDS];
+}
+
+/* A document's line filter and tail, as a member of its cluster keeps them. */
+static void member_lines(const doc_lines *d, member *out) {
+    memset(out->lines, 0, sizeof out->lines);
+    for (Py_ssize_t i = 0; i < d->count; i++)
+        for (int probe = 0; probe < BLOOM_PROBES; probe++) {
+            uint64_t bit = probe_bit(d->keys[i], probe);
+            out->lines[bit >> 6] |= 1ULL << (bit & 63);
+        }
+    out->tail = member_tail(d);
+}
+
 /* sketch.from_entries: 1 and *out filled, 0 when the member is not stored (an entry is None), -1 on error. */
 static int read_member(PyObject *const *entries, member *out) {
-    long long words[ENTRIES];
+    int64_t words[ENTRIES];
     for (int i = 0; i < ENTRIES; i++) {
         if (entries[i] == Py_None) return 0;
         words[i] = PyLong_AsLongLong(entries[i]);
         if (words[i] == -1 && PyErr_Occurred()) return -1;
     }
-    out->grams = (Py_ssize_t)words[0];
-    for (int w = 0; w < SLOT_WORDS; w++)
-        for (int b = 0; b < 8; b++) out->slots[8 * w + b] = (unsigned char)((uint64_t)words[1 + w] >> (8 * b));
-    for (int w = 0; w < BLOOM_WORDS; w++) out->lines[w] = (uint64_t)words[1 + SLOT_WORDS + w];
+    member_from_words(words, out);
     return 1;
 }
 
@@ -361,6 +416,7 @@ static int read_sketch(PyObject *grams, PyObject *slots, member *out) {
     }
     memcpy(out->slots, PyBytes_AS_STRING(slots), SLOTS);
     memset(out->lines, 0, sizeof out->lines);
+    out->tail = 0;
     return 0;
 }
 
@@ -476,47 +532,26 @@ done:
     return out;
 }
 
-/* sketch.to_entries(Member(Sketch(grams, slots), line_filter(line_keys))) */
+/* sketch.to_entries(Member(Sketch(grams, slots), line_filter(line_keys), member_tail(line_keys, line_grams))) */
 static PyObject *member_entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "member_entries(line_keys, grams, slots)");
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "member_entries(line_keys, line_grams, grams, slots)");
         return NULL;
     }
     member m;
-    if (read_sketch(args[1], args[2], &m) < 0) return NULL;
-    int_seq keys;
-    if (open_ints(args[0], &keys, "line keys must be a sequence") < 0) return NULL;
-    for (Py_ssize_t i = 0; i < keys.count; i++) {
-        unsigned long long key;
-        if (int_at(&keys, i, &key, NULL) < 0) {
-            close_ints(&keys);
-            return NULL;
-        }
-        for (int probe = 0; probe < BLOOM_PROBES; probe++) {
-            uint64_t bit = probe_bit((uint32_t)key, probe);
-            m.lines[bit >> 6] |= 1ULL << (bit & 63);
-        }
+    if (read_sketch(args[2], args[3], &m) < 0) return NULL;
+    doc_lines d = {0, NULL, NULL, NULL, NULL};
+    if (read_lines(args[0], args[1], &d) < 0) {
+        free_lines(&d);
+        return NULL;
     }
-    close_ints(&keys);
+    member_lines(&d, &m);
+    free_lines(&d);
     PyObject *out = PyList_New(ENTRIES);
-    if (out == NULL) return NULL;
-    for (int i = 0; i < ENTRIES; i++) {
-        long long word;
-        if (i == 0) {
-            word = (long long)m.grams;
-        } else if (i <= SLOT_WORDS) {
-            uint64_t u = 0;
-            for (int b = 0; b < 8; b++) u |= (uint64_t)m.slots[8 * (i - 1) + b] << (8 * b);
-            word = (long long)u;
-        } else {
-            word = (long long)m.lines[i - 1 - SLOT_WORDS];
-        }
-        PyObject *value = PyLong_FromLongLong(word);
-        if (value == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, i, value);
+    for (int i = 0; out != NULL && i < ENTRIES; i++) {
+        PyObject *value = PyLong_FromLongLong(member_word(&m, i));
+        if (value == NULL) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, i, value);
     }
     return out;
 }

@@ -21,7 +21,7 @@ def shared_frame(features: Features, members: list[Member]) -> set[int]:
     """
     frame: set[int] = set()
     for member in members:
-        frame |= chrome_lines(features.line_keys, features.line_grams, member.lines)
+        frame |= chrome_lines(features.line_keys, features.line_grams, member.lines, member.tail)
     return frame
 
 

@@ -11,7 +11,7 @@ from typing import Final
 
 from nshash._accel import speedups
 from nshash.fingerprint import Features
-from nshash.sketch import ENTRIES, Member, entry_keys, from_entries, line_filter, to_entries
+from nshash.sketch import ENTRIES, Member, entry_keys, from_entries, line_filter, member_tail, to_entries
 from nshash.stores.view import StoreView
 
 SKETCH: Final = "sketch"
@@ -48,8 +48,10 @@ def load_members(view: StoreView, clusters: list[int], members: int) -> dict[int
 def stored_form(features: Features) -> list[int]:
     """What a cluster keeps of a document: :func:`~nshash.sketch.to_entries` of its sketch and line filter."""
     if speedups is not None:
-        return list(speedups.member_entries(features.line_keys, *features.sketch))
-    return to_entries(Member(features.sketch, line_filter(features.line_keys)))
+        return list(speedups.member_entries(features.line_keys, features.line_grams, *features.sketch))
+    return to_entries(
+        Member(features.sketch, line_filter(features.line_keys), member_tail(features.line_keys, features.line_grams))
+    )
 
 
 def add_member(view: StoreView, cluster: int, features: Features, members: int, known: int | None) -> None:

@@ -18,6 +18,7 @@ from nshash.sketch import (
     from_entries,
     has_line,
     line_filter,
+    member_tail,
     shared_chrome,
     sketch,
     to_entries,
@@ -114,9 +115,12 @@ def test_a_text_contains_itself_and_members_round_trip(text: str) -> None:
     value = sketch(text)
     assert containment(value, value) == (1.0 if text else 0.0)
     keys = [hash(line) & 0xFFFFFFFF for line in text.split("\n")]
-    member = Member(value, line_filter(keys))
+    member = Member(value, line_filter(keys), member_tail(keys, [len(line) for line in text.split("\n")]))
+    assert member.tail > 0
     assert from_entries(to_entries(member)) == member
     assert all(has_line(member.lines, key) for key in keys)
+    # A member stored before tails were kept reads as tail 0 ("not known").
+    assert from_entries([value.grams, *to_entries(member)[1:]]) == member._replace(tail=0)
 
 
 def test_shared_chrome_needs_a_shared_footer() -> None:

@@ -14,7 +14,7 @@ from nshash import decide, sketch
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.members import members_at
 from nshash.options import Options
-from nshash.sketch import ENTRIES, Member, Sketch, entry_keys, line_filter, to_entries
+from nshash.sketch import ENTRIES, Member, Sketch, entry_keys, line_filter, member_tail, to_entries
 
 speedups = pytest.importorskip("nshash._speedups", reason="the C accelerator is not built")
 
@@ -71,7 +71,11 @@ def members(draw: st.DrawFn) -> Member:
     slots = bytearray(base)
     for index, value in changed:
         slots[index] = value
-    return Member(Sketch(draw(st.integers(0, 5000)), bytes(slots)), line_filter(draw(line_keys)))
+    keys = draw(line_keys)
+    grams = draw(st.lists(st.sampled_from([0, 40, 99, 100, 300]), min_size=len(keys), max_size=len(keys)))
+    # Its tail names lines of the shared pool (or is not known, as in a member stored before tails).
+    tail = draw(st.sampled_from([0, sketch.member_tail(keys, grams)]))
+    return Member(Sketch(draw(st.integers(0, 5000)), bytes(slots)), line_filter(keys), tail)
 
 
 def _entries(clusters: list[list[Member]], per: int) -> list[int | None]:
@@ -119,7 +123,7 @@ def test_c_verify_on_real_pages_equals_the_specification() -> None:
     fingerprinter = Fingerprinter(Options())
     docs = [json.loads(line)["content"] for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
     features = [fingerprinter.features(doc) for doc in docs]
-    stored = [Member(f.sketch, line_filter(f.line_keys)) for f in features]
+    stored = [Member(f.sketch, line_filter(f.line_keys), member_tail(f.line_keys, f.line_grams)) for f in features]
     for index, doc in enumerate(features):
         # Each page against clusters made of the pages around it (one site's siblings sit together).
         clusters = [stored[max(0, index - 3) : index], stored[index + 1 : index + 4], [stored[index]]]
@@ -136,8 +140,8 @@ def test_c_verify_on_real_pages_equals_the_specification() -> None:
 @settings(max_examples=200, deadline=None)
 @given(documents())
 def test_c_member_entries_equal_to_entries(doc: Features) -> None:
-    expected = to_entries(Member(doc.sketch, line_filter(doc.line_keys)))
-    assert speedups.member_entries(doc.line_keys, *doc.sketch) == expected
+    expected = to_entries(Member(doc.sketch, line_filter(doc.line_keys), member_tail(doc.line_keys, doc.line_grams)))
+    assert speedups.member_entries(doc.line_keys, doc.line_grams, *doc.sketch) == expected
 
 
 @pytest.mark.parametrize("clusters", [[], [1], [7, 2**40, 1], [2**56 - 1]])
