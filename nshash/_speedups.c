@@ -16,7 +16,7 @@
  *   verify(line_keys, line_grams, grams, slots, entries, clusters, members)
  *       -> [(score, members found)]: nshash.decide.verify_score of a document
  *       against each cluster's stored members (_verify.h).
- *   member_entries(line_keys, grams, slots) -> list: sketch.to_entries of a document.
+ *   member_entries(line_keys, line_grams, grams, slots) -> list: sketch.to_entries of a document.
  *   entry_keys(clusters, members) -> list | None: sketch.entry_keys of each.
  *   assign(tables, pending, features, options, allocate_id) -> (similar_id, is_new, score, matched) | None
  *       nshash.decide.assign on the memory store's C tables, in one call
@@ -273,7 +273,7 @@ static PyMethodDef methods[] = {
      "verify(line_keys, line_grams, grams, slots, entries, clusters, members) -> [(score, found)]: "
      "nshash.decide.verify_score against each cluster's stored members."},
     {"member_entries", (PyCFunction)(void (*)(void))member_entries, METH_FASTCALL,
-     "member_entries(line_keys, grams, slots) -> list: nshash.sketch.to_entries of a document."},
+     "member_entries(line_keys, line_grams, grams, slots) -> list: nshash.sketch.to_entries of a document."},
     {"entry_keys", (PyCFunction)(void (*)(void))entry_keys, METH_FASTCALL,
      "entry_keys(clusters, members) -> list | None: nshash.sketch.entry_keys of every member of each cluster."},
     {"assign", (PyCFunction)(void (*)(void))assign, METH_FASTCALL,
