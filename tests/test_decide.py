@@ -216,7 +216,6 @@ def test_a_truncated_copy_above_a_list_of_related_titles_joins_its_article(
     # Its paragraphs are the run of lines it shares with the original from the top and, over the
     # titles, from the bottom: once taken for a header and footer and left out (score ~0.1).
     from nshash.sketch import chrome_lines
-    from nshash.stores.memory import HashDBMemory
 
     rng = random.Random(14)
     body = [" ".join(sentence(rng) for _ in range(5)) for _ in range(3)] + [paragraph(rng, 2)]
@@ -226,6 +225,13 @@ def test_a_truncated_copy_above_a_list_of_related_titles_joins_its_article(
     copy = "\n".join(["The story", *body[:3], *titles])
     doc = _features(copy)
     assert chrome_lines(doc.line_keys, doc.line_grams, _member(original).lines) == set()
+    _assert_joins(original, copy, native, monkeypatch)
+
+
+def _assert_joins(original: str, copy: str, native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``copy`` joins ``original``'s cluster by verification, through the C decision or the Python one."""
+    from nshash.stores.memory import HashDBMemory
+
     if not native:
         monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
     nsh = nshash.NSHash()
@@ -248,7 +254,6 @@ def test_a_copy_without_a_footer_of_its_own_joins_its_article(native: bool, monk
     # were taken for a footer and left out: what remained, edited, scored below verify.
     from nshash.decide import verify_score
     from nshash.sketch import chrome_lines, member_tail
-    from nshash.stores.memory import HashDBMemory
 
     rng = random.Random(23)
     body = [paragraph(rng, 4) for _ in range(6)]
@@ -262,12 +267,7 @@ def test_a_copy_without_a_footer_of_its_own_joins_its_article(native: bool, monk
     assert chrome_lines(doc.line_keys, doc.line_grams, untold.lines) == {count - 3, count - 2, count - 1}
     assert chrome_lines(doc.line_keys, doc.line_grams, told.lines, told.tail) == set()
     assert verify_score(doc, [untold]) < Options().verify <= verify_score(doc, [told])
-    if not native:
-        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
-    nsh = nshash.NSHash()
-    first = nsh.get_similar(original)
-    joined = nsh.add(copy)
-    assert joined.similar_id == first and joined.score >= Options().verify
+    _assert_joins(original, copy, native, monkeypatch)
     if not native:  # and with the tail unknown it stays apart: the tail is what joined it
         monkeypatch.setattr(nshash.members, "speedups", None)
         monkeypatch.setattr(nshash.members, "member_tail", lambda keys, grams: 0)
