@@ -62,7 +62,7 @@ DOCS = st.one_of(
 )
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 # The document fuzzers run more examples: they are cheap and the heart of the suite.
-MANY = settings(FUZZ, max_examples=250)
+MANY = settings(FUZZ, max_examples=150)
 
 
 def check_similar(nsh: nshash.NSHash, doc: Any, explain: bool = True) -> int:

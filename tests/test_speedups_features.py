@@ -266,7 +266,7 @@ _OPTIONS = st.builds(
 )
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(_PAGE, _OPTIONS)
 def test_c_features_equal_the_specification(page: str, options: Options) -> None:
     assert_same(options, page)
@@ -322,7 +322,7 @@ def test_every_real_page() -> None:
 
 
 def test_real_pages_with_every_combination_of_options() -> None:
-    pages = _realpages()[::15]
+    pages = _realpages()[::30]
     for normalize, chrome, fold, split in itertools.product([True, False], [True, False], [True, False], text.SPLITS):
         options = Options(normalize=normalize, chrome=chrome, fold=fold, split=split, n=3, extra=2, min_len=5)
         _share_computed_in_c(options, pages)
