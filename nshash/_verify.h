@@ -96,7 +96,7 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, uns
     }
     int head_beyond_top = 0, unused = 0;
     edge_run(d, 0, 1, head, &head_beyond_top);
-    Py_ssize_t limit = head_beyond_top ? LIST_LINES : 1, skip = 0;
+    Py_ssize_t limit = head_beyond_top ? LIST_LINES : OWN_LINES, skip = 0;
     while (skip < (limit < n ? limit : n) && !d->shared[n - 1 - skip] && d->grams[n - 1 - skip] < LIST_GRAMS) skip++;
     if (!edge_run(d, 1, skip, foot, &unused)) return;
     if (skip) { /* one shared block above lines of the page's own, not a header and a footer */

@@ -297,6 +297,27 @@ def test_a_footer_above_another_articles_title_is_still_a_footer() -> None:
     assert frame == {count - 3, count - 2}  # the footer's two paragraphs, above the link
 
 
+def test_a_footer_above_an_edited_line_and_a_page_id_is_still_a_footer() -> None:
+    # One site's two articles, no header shared (the menu line carries an edit); each page ends in
+    # a page id of its own, and one's registration line carries an edit: two short lines of its
+    # own below the footer, which were enough to hide it.
+    from nshash.sketch import chrome_lines, member_tail
+
+    rng = random.Random(24)
+    notices = [paragraph(rng, 3), paragraph(rng, 2)]
+
+    def article(title: str, menu: str, registration: str, page_id: str) -> str:
+        body = [paragraph(rng, 3) for _ in range(3)]
+        return "\n".join([title, menu, *body, *notices, registration, f"share-id {page_id}"])
+
+    one = _features(article("One story", "Home - News - Tech", "ICP 13764822-1", "0017-fcd71d42"))
+    other = _features(article("Another story", "Home - Nwes - Tech", "ICP 137648221", "0005-69f85e31"))
+    frame = chrome_lines(one.line_keys, one.line_grams, line_filter(other.line_keys))
+    assert frame == {len(one.line_keys) - 4, len(one.line_keys) - 3}  # the two notices
+    tail = member_tail(other.line_keys, other.line_grams)
+    assert chrome_lines(one.line_keys, one.line_grams, line_filter(other.line_keys), tail) == frame
+
+
 def test_a_small_page_is_not_contained_in_a_big_one_by_chance() -> None:
     """Every 5-gram of a short text of common words turns up somewhere in a page ten times its size."""
     from nshash.decide import trusted_containment
