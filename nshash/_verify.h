@@ -331,7 +331,10 @@ static void member_from_words(const int64_t *words, member *out) {
 
 /* sketch.to_entries: the part-th word of a member (its lines and tail filled in). */
 static int64_t member_word(const member *m, int part) {
-    if (part == 0) return (int64_t)((uint64_t)m->grams | (uint64_t)m->tail << GRAM_BITS);
+    if (part == 0) { /* the gram count capped below the tail's bits */
+        uint64_t grams = (uint64_t)m->grams, most = ((uint64_t)1 << GRAM_BITS) - 1;
+        return (int64_t)((grams < most ? grams : most) | (uint64_t)m->tail << GRAM_BITS);
+    }
     if (part <= SLOT_WORDS) {
         uint64_t u = 0;
         for (int b = 0; b < 8; b++) u |= (uint64_t)m->slots[8 * (part - 1) + b] << (8 * b);

@@ -361,10 +361,11 @@ def _words(data: bytes) -> list[int]:
 def to_entries(value: Member) -> list[int]:
     """The stored form: signed 64-bit ints (what every store keeps).
 
-    The first holds the gram count in its low 32 bits and the tail above them
-    (a member stored before the tail was kept reads as tail 0).
+    The first holds the gram count in its low 32 bits (at most 2**32 - 1: a
+    larger count would spill into the tail) and the tail above them (a member
+    stored before the tail was kept reads as tail 0).
     """
-    first = value.sketch.grams | value.tail << _GRAM_BITS
+    first = min(value.sketch.grams, _GRAM_MASK) | value.tail << _GRAM_BITS
     return [first, *_words(value.sketch.slots), *_words(value.lines.to_bytes(BLOOM_BITS // 8, "little"))]
 
 

@@ -14,7 +14,7 @@ from nshash import decide, sketch
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.members import members_at
 from nshash.options import Options
-from nshash.sketch import ENTRIES, Member, Sketch, entry_keys, line_filter, member_tail, to_entries
+from nshash.sketch import ENTRIES, Member, Sketch, entry_keys, from_entries, line_filter, member_tail, to_entries
 
 speedups = pytest.importorskip("nshash._speedups", reason="the C accelerator is not built")
 
@@ -142,6 +142,14 @@ def test_c_verify_on_real_pages_equals_the_specification() -> None:
 def test_c_member_entries_equal_to_entries(doc: Features) -> None:
     expected = to_entries(Member(doc.sketch, line_filter(doc.line_keys), member_tail(doc.line_keys, doc.line_grams)))
     assert speedups.member_entries(doc.line_keys, doc.line_grams, *doc.sketch) == expected
+
+
+def test_a_gram_count_past_32_bits_is_capped_and_keeps_the_tail() -> None:
+    keys, grams = [1 << 31, 5 << 28], [300, 20]
+    member = Member(Sketch(2**33 + 5, bytes(range(128))), line_filter(keys), member_tail(keys, grams))
+    stored = from_entries(to_entries(member))
+    assert stored is not None and stored.tail == member.tail and stored.sketch.grams == 2**32 - 1
+    assert speedups.member_entries(keys, grams, 2**33 + 5, bytes(range(128))) == to_entries(member)
 
 
 @pytest.mark.parametrize("clusters", [[], [1], [7, 2**40, 1], [2**56 - 1]])
