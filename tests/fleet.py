@@ -117,7 +117,8 @@ def article(rng: random.Random) -> str:
     return _sentence(rng)[:-1].title() + "\n\n" + "\n\n".join(paragraphs)
 
 
-def _edit_characters(text: str, rng: random.Random, edits: int = 3) -> str:
+def edit_characters(text: str, rng: random.Random, edits: int = 3) -> str:
+    """``text`` with ``edits`` of its letters changed, each at most once."""
     chars = list(text)
     letters = [i for i, char in enumerate(chars) if char.isalpha()]
     for i in rng.sample(letters, edits):
@@ -138,7 +139,7 @@ def reprint(text: str, kind: str, rng: random.Random) -> str:
         body = text.split("\n\n", 1)[1]
         return f"Reprinted: {_sentence(rng)[:30]}\nBy {rng.choice(_SYLLABLES).title()} Staff\n\n{body}"
     if kind == "edited":
-        return _edit_characters(text, rng)
+        return edit_characters(text, rng)
     if kind == "site":
         header = f"Home | News | Sports | {rng.choice(_SYLLABLES).title()} Daily"
         return f"{header}\n{text.replace(chr(10) * 2, chr(10))}\nShare this story. Copyright Daily."

@@ -18,6 +18,7 @@ import nshash.members
 from nshash.boilerplate import BOILERPLATE, CONTENT
 from nshash.options import OPTIONS_VERSION, Options
 from nshash.sketch import Member, Sketch, containment, line_filter, sketch
+from tests.fleet import edit_characters
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sample.jsonl"
 WORDS = ["".join(random.Random(i).choices("abcdefghijklmnopqrstuvwxyz", k=3 + i % 7)) for i in range(3000)]
@@ -240,13 +241,6 @@ def _assert_joins(original: str, copy: str, native: bool, monkeypatch: pytest.Mo
     assert joined.similar_id == first and joined.score >= Options().verify
 
 
-def _edited(rng: random.Random, text: str, every: int) -> str:
-    chars = list(text)
-    for _ in range(len(chars) // every):
-        chars[rng.randrange(len(chars))] = rng.choice("xyzq")
-    return "".join(chars)
-
-
 @pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
 def test_a_copy_without_a_footer_of_its_own_joins_its_article(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     # The copy's last paragraphs are the original's last ones, verbatim; the original has its
@@ -259,7 +253,8 @@ def test_a_copy_without_a_footer_of_its_own_joins_its_article(native: bool, monk
     body = [paragraph(rng, 4) for _ in range(6)]
     site = (["Home | News | Tech | About | Contact", paragraph(rng, 1)], [paragraph(rng, 2), "Back to top"])
     original = page(site, body, "The story")
-    copy = "\n".join(["The story, reprinted", "By a staff writer", *[_edited(rng, p, 10) for p in body[:3]], *body[3:]])
+    edited = [edit_characters(p, rng, len(p) // 10) for p in body[:3]]
+    copy = "\n".join(["The story, reprinted", "By a staff writer", *edited, *body[3:]])
     doc, stored = _features(copy), _features(original)
     untold = _member(original)  # as members stored before their tail was kept
     told = untold._replace(tail=member_tail(stored.line_keys, stored.line_grams))
