@@ -65,6 +65,7 @@ static Py_ssize_t edge_run(const doc_lines *d, int reversed, Py_ssize_t skip, un
 }
 
 #define TAG_MASK ((1U << TAG_BITS) - 1)
+#define GRAM_MASK (((uint64_t)1 << GRAM_BITS) - 1)
 
 static inline uint32_t tag(uint32_t key) { return (key >> (32 - TAG_BITS)) | 1; } /* sketch._tag */
 
@@ -322,7 +323,7 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
 /* sketch.from_entries over a member's ENTRIES words, all stored. */
 static void member_from_words(const int64_t *words, member *out) {
     uint64_t first = (uint64_t)words[0];
-    out->grams = (Py_ssize_t)(first & (((uint64_t)1 << GRAM_BITS) - 1));
+    out->grams = (Py_ssize_t)(first & GRAM_MASK);
     out->tail = (uint32_t)(first >> GRAM_BITS);
     for (int w = 0; w < SLOT_WORDS; w++)
         for (int b = 0; b < 8; b++) out->slots[8 * w + b] = (unsigned char)((uint64_t)words[1 + w] >> (8 * b));
@@ -332,8 +333,8 @@ static void member_from_words(const int64_t *words, member *out) {
 /* sketch.to_entries: the part-th word of a member (its lines and tail filled in). */
 static int64_t member_word(const member *m, int part) {
     if (part == 0) { /* the gram count capped below the tail's bits */
-        uint64_t grams = (uint64_t)m->grams, most = ((uint64_t)1 << GRAM_BITS) - 1;
-        return (int64_t)((grams < most ? grams : most) | (uint64_t)m->tail << GRAM_BITS);
+        uint64_t grams = (uint64_t)m->grams;
+        return (int64_t)((grams < GRAM_MASK ? grams : GRAM_MASK) | (uint64_t)m->tail << GRAM_BITS);
     }
     if (part <= SLOT_WORDS) {
         uint64_t u = 0;

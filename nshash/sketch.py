@@ -220,7 +220,8 @@ def chrome_lines(line_keys: Sequence[int], line_grams: Sequence[int], bits: int,
     # Short last lines of its own (a share link, a page id, a footer line
     # with an edit) are stepped over on any page, up to _OWN_LINES; a list of
     # them only when the header shows one site.
-    limit = _LIST_LINES if head - {0} else _OWN_LINES  # a shared title alone says nothing about the site
+    site_header = bool(head - {0})  # a shared title alone says nothing about the site
+    limit = _LIST_LINES if site_header else _OWN_LINES
     skip = 0
     while skip < min(limit, count) and not shared[-1 - skip] and line_grams[-1 - skip] < _LIST_GRAMS:
         skip += 1
@@ -235,7 +236,7 @@ def chrome_lines(line_keys: Sequence[int], line_grams: Sequence[int], bits: int,
         # 0.001; without the "above lines of its own" (a block reaching the page's bottom is also
         # what a page of nothing but its site's frame looks like), one file lost 0.009.
         return set()
-    if tail and not head - {0} and not _at_the_end(tail, line_keys, foot):
+    if tail and not site_header and not _at_the_end(tail, line_keys, foot):
         # No header, and the member's last lines are not in the "footer": these are lines
         # above the member's own footer, the end of its article (a copy without a footer of
         # its own, whose last paragraphs were taken for a shared footer and left out).
@@ -261,9 +262,11 @@ def member_tail(line_keys: Sequence[int], line_grams: Sequence[int]) -> int:
     """
     if not line_keys:
         return 0
-    long_lines = [key for key, grams in zip(line_keys, line_grams) if grams >= _LIST_GRAMS]
-    tail = _tag(line_keys[-1]) << _TAG_BITS | (_tag(line_keys[-2]) if len(line_keys) > 1 else 0)
-    return tail << _TAG_BITS | (_tag(long_lines[-1]) if long_lines else 0)
+    tail = (_tag(line_keys[-1]) << _TAG_BITS | (_tag(line_keys[-2]) if len(line_keys) > 1 else 0)) << _TAG_BITS
+    for key, grams in zip(reversed(line_keys), reversed(line_grams)):
+        if grams >= _LIST_GRAMS:
+            return tail | _tag(key)
+    return tail
 
 
 def _tag(key: int) -> int:
