@@ -79,13 +79,20 @@ static uint32_t member_tail(const doc_lines *d) {
     return tail;
 }
 
-/* sketch._at_the_end: whether the lines marked in[] hold a line the member's tail names. */
+/* sketch._at_the_end: whether the lines marked in[] end the page the member's tail names, as a footer would. */
 static int at_the_end(const doc_lines *d, uint32_t tail, const unsigned char *in) {
-    for (Py_ssize_t i = 0; i < d->count; i++)
-        if (in[i])
-            for (int part = 0; part < 3; part++)
-                if (tag(d->keys[i]) == ((tail >> (TAG_BITS * part)) & TAG_MASK)) return 1;
-    return 0;
+    int long_line = 0;
+    Py_ssize_t run = 0, total = 0;
+    for (Py_ssize_t i = 0; i < d->count; i++) {
+        total += d->grams[i];
+        if (!in[i]) continue;
+        run += d->grams[i];
+        uint32_t t = tag(d->keys[i]);
+        for (int part = 1; part < 3; part++)
+            if (t == ((tail >> (TAG_BITS * part)) & TAG_MASK)) return 1;
+        long_line |= t == (tail & TAG_MASK);
+    }
+    return long_line && (double)run < FOOT_SHARE * (double)total;
 }
 
 /* sketch.chrome_lines: adds the header and footer the document shares with a member to d->frame. */

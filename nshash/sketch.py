@@ -236,7 +236,7 @@ def chrome_lines(line_keys: Sequence[int], line_grams: Sequence[int], bits: int,
         # 0.001; without the "above lines of its own" (a block reaching the page's bottom is also
         # what a page of nothing but its site's frame looks like), one file lost 0.009.
         return set()
-    if tail and not site_header and not _at_the_end(tail, line_keys, foot):
+    if tail and not site_header and not _at_the_end(tail, line_keys, line_grams, foot):
         # No header, and the member's last lines are not in the "footer": these are lines
         # above the member's own footer, the end of its article (a copy without a footer of
         # its own, whose last paragraphs were taken for a shared footer and left out).
@@ -274,10 +274,18 @@ def _tag(key: int) -> int:
     return (key >> (32 - _TAG_BITS)) | 1
 
 
-def _at_the_end(tail: int, line_keys: Sequence[int], lines: set[int]) -> bool:
-    """Whether ``lines`` hold a line the :func:`member_tail` ``tail`` names."""
+def _at_the_end(tail: int, line_keys: Sequence[int], line_grams: Sequence[int], lines: set[int]) -> bool:
+    """Whether ``lines`` end the page the :func:`member_tail` ``tail`` names, as a footer would.
+
+    They hold its last line or the one before; or its last long line, and are
+    less than :data:`_FOOT_SHARE` of the document's grams.
+    """
     tags = {_tag(line_keys[index]) for index in lines}
-    return any((tail >> (_TAG_BITS * part)) & _TAG_MASK in tags for part in range(3))
+    if any((tail >> (_TAG_BITS * part)) & _TAG_MASK in tags for part in (1, 2)):
+        return True
+    if tail & _TAG_MASK not in tags:
+        return False
+    return sum(line_grams[index] for index in lines) < _FOOT_SHARE * sum(line_grams)
 
 
 def lines_in(line_keys: Sequence[int], line_grams: Sequence[int], lines: set[int], bits: int) -> int:
@@ -296,6 +304,15 @@ _LIST_GRAMS: Final = 100
 #: at most).  An article's end above a copy's own last lines is not taken for a shared footer
 #: either: the member's tail (:func:`member_tail`) says where its page ends.
 _OWN_LINES: Final = 2
+#: A run of lines that holds a member's last long line, and not its last line or the one before,
+#: is its footer only while it is less than this share of the document: a footer is not most of a
+#: page.  A member whose footer lines are all short ends its article in its last long line, and a
+#: copy on another site that ends in that article's last paragraphs (and has no footer of its
+#: own) shares a run with it from the bottom that is most of the copy.  Measured (three seeds,
+#: 15 synthetic files): mean recall +0.10 points, no file lower in precision by more than 0.001; real pages
+#: (all forms) recall +0.1 points at the same precision; the popular-story check unchanged on
+#: all 8 seeds.  The same share applied to every tag cost 0.7 points of mean precision.
+_FOOT_SHARE: Final = 0.5
 #: Bits of a line key's tag in a :func:`member_tail` (three tags; a tag is never 0).
 _TAG_BITS: Final = 10
 _TAG_MASK: Final = (1 << _TAG_BITS) - 1

@@ -271,6 +271,38 @@ def test_a_copy_without_a_footer_of_its_own_joins_its_article(native: bool, monk
         assert nsh.add(copy).is_new
 
 
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_copy_that_is_most_of_a_run_from_the_bottom_joins_its_article(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The original's footer lines are all short, so its last long line is its article's last
+    # paragraph.  A copy on another site, with no footer of its own, ends in the article's two
+    # paragraphs: a run from its bottom that holds that line, and is most of the copy.
+    from nshash.decide import verify_score
+    from nshash.sketch import chrome_lines, member_tail
+
+    rng = random.Random(31)
+    body = [paragraph(rng, 4), paragraph(rng, 4)]
+    footer = [
+        "Copyright 2012-2024 Example Media Ltd, all rights reserved.",
+        "Join our readers' group to talk about what you read here.",
+        "Scan the code to follow us and share this with your friends.",
+    ]
+    original = page((["Home > Tech > Article", "2024-01-27 07:38 read 9203"], footer), body, "The story")
+    own = ["Saved from the story as it ran on another site", "Follow us for more stories like this, every day."]
+    copy = "\n".join([*own, *body])
+    doc, stored = _features(copy), _features(original)
+    told = _member(original)._replace(tail=member_tail(stored.line_keys, stored.line_grams))
+    count = len(doc.line_keys)
+    assert chrome_lines(doc.line_keys, doc.line_grams, told.lines, told.tail) == set()
+    assert verify_score(doc, [told]) >= Options().verify
+    _assert_joins(original, copy, native, monkeypatch)
+    # Were a footer allowed to be most of the page, the two paragraphs would be one, and left out.
+    monkeypatch.setattr(nshash.sketch, "_FOOT_SHARE", 1.0)
+    assert chrome_lines(doc.line_keys, doc.line_grams, told.lines, told.tail) == {count - 2, count - 1}
+    assert verify_score(doc, [told]) < Options().verify
+
+
 def test_a_footer_above_another_articles_title_is_still_a_footer() -> None:
     # Two articles of one site, no header shared (their bylines differ), each page ending in a
     # link to another article: the member's last line is a title the page lacks, but its last
