@@ -161,20 +161,21 @@ static int record_evidence(assign_stores *s, const uint64_t *keys, const int64_t
 
 /*
  * decide.site_body_agrees, called right after verify_score against the same
- * members and only when the page shares a frame with them (without one the
- * votes stand): t->body is then the page's sketch without that frame and the
- * known lines.
+ * members, when the page shares a frame with them or has known lines (else
+ * the votes stand): t->body is then the page's sketch without that frame and
+ * the known lines.
  */
-static int site_body_agrees(const doc_text *t, const member *members, int count, double need) {
+static int site_body_agrees(const doc_text *t, const member *members, int count, double need, int framed) {
     const member *body = &t->body;
     if (body->grams < BODY_MIN_GRAMS) return 1; /* too little to sketch */
+    double errors = framed ? -BODY_ERRORS : CROSS_SITE_ERRORS;
     int sized = 0;
     for (int m = 0; m < count; m++) {
         Py_ssize_t small = body->grams < members[m].grams ? body->grams : members[m].grams;
         Py_ssize_t large = body->grams < members[m].grams ? members[m].grams : body->grams;
         if ((double)large >= BODY_SIZE_RATIO * (double)small) continue;
         sized = 1;
-        if (containment(body, &members[m]) - BODY_ERRORS * containment_error(body, &members[m]) >= need) return 1;
+        if (containment(body, &members[m]) + errors * containment_error(body, &members[m]) >= need) return 1;
     }
     return !sized; /* sizes too far apart for the body's estimate to say anything: the votes stand */
 }
@@ -331,6 +332,8 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         for (int c = 0; c < candidates && !candidate; c++) candidate = roots[c] == seen;
         t.known[lines[i]] = (unsigned char)(seen != UNSEEN && !candidate);
     }
+    int known_any = 0;
+    for (Py_ssize_t i = 0; i < d.count && !known_any; i++) known_any = t.known[i];
     /* decide.verify_clusters */
     member doc, found[MAX_MEMBERS];
     if (read_sketch(PyTuple_GET_ITEM(sketch_obj, 0), PyTuple_GET_ITEM(sketch_obj, 1), &doc) < 0) goto done;
@@ -349,7 +352,9 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         for (Py_ssize_t i = 0; i < d.count && !framed; i++) framed = d.frame[i];
         double need = framed ? o.verify : o.verify - FRAMELESS_EASING;
         passed[c] = scores[c] >= need || (share >= VOTED_SHARE && scores[c] >= eased);
-        if (passed[c] && scores[c] < o.verify && framed && !site_body_agrees(&t, found, count, eased)) passed[c] = 0;
+        /* Passed on votes alone (not on the frameless easing): the body must agree, see site_body_agrees. */
+        if (passed[c] && scores[c] < need && (framed || known_any) && !site_body_agrees(&t, found, count, eased, framed))
+            passed[c] = 0;
         if (!passed[c]) continue;
         if (best < 0 || votes[c].votes > votes[best].votes ||
             (votes[c].votes == votes[best].votes &&

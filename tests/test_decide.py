@@ -715,6 +715,35 @@ def test_a_copy_verified_with_two_clusters_joins_the_one_its_sentences_point_to(
     assert set(copy.matched) == {first.similar_id} and copy.score < 1.0
 
 
+def test_a_page_of_another_site_passing_on_votes_fails_when_clearly_elsewhere_without_known_lines() -> None:
+    # Pages of one manual repeat notes (prose every page carries, seen in other clusters: known
+    # lines).  A sibling's votes are those notes; without them, its body is another article.
+    from nshash.decide import site_body_agrees
+    from nshash.frame import body_sketch, shared_frame
+    from nshash.sketch import Member, containment, containment_error
+
+    rng = random.Random(22)
+    notes = [paragraph(rng, 3), paragraph(rng, 3)]
+    article, other = [paragraph(rng, 4), paragraph(rng, 4)], [paragraph(rng, 4), paragraph(rng, 4)]
+    fingerprinter = nshash.NSHash().fingerprinter
+    stored = fingerprinter.features("\n".join(["A page", article[0], *notes, article[1]]))
+    members = [Member(stored.sketch, line_filter(stored.line_keys))]
+    known = [2, 3]  # the notes, in every page below
+    sibling = fingerprinter.features("\n".join(["Another page", other[0], *notes, other[1]]))
+    assert not shared_frame(sibling, members)  # the notes are in the middle: no header or footer shared
+    assert containment(sibling.sketch, stored.sketch) > 0.4  # on the whole texts it would pass on votes
+    assert not site_body_agrees(sibling, members, known, 0.4)
+    assert site_body_agrees(sibling, members, [], 0.4)  # no known lines: the votes stand
+    # The article on another site, edited: a body estimated just below the need, within one
+    # standard error of it, is not clearly elsewhere (between one site's pages it would fail).
+    edited = [edit_characters(p, rng, len(p) // 8) for p in article]
+    copy = fingerprinter.features("\n".join(["A page, reprinted", edited[0], *notes, edited[1]]))
+    body = body_sketch(copy, set(known))
+    estimate, error = containment(body, stored.sketch), containment_error(body, stored.sketch)
+    assert site_body_agrees(copy, members, known, estimate + error / 2)
+    assert not site_body_agrees(copy, members, known, estimate + 2 * error)
+
+
 def test_pages_of_one_site_passing_on_votes_must_agree_without_their_frame() -> None:
     from nshash.decide import site_body_agrees
     from nshash.sketch import Member
