@@ -160,12 +160,12 @@ static int record_evidence(assign_stores *s, const uint64_t *keys, const int64_t
 }
 
 /*
- * decide.site_body_agrees, called right after verify_score against the same
+ * decide.body_agrees, called right after verify_score against the same
  * members, when the page shares a frame with them or has known lines (else
  * the votes stand): t->body is then the page's sketch without that frame and
  * the known lines.
  */
-static int site_body_agrees(const doc_text *t, const member *members, int count, double need, int framed) {
+static int body_agrees(const doc_text *t, const member *members, int count, double need, int framed) {
     const member *body = &t->body;
     if (body->grams < BODY_MIN_GRAMS) return 1; /* too little to sketch */
     double errors = framed ? -BODY_ERRORS : CROSS_SITE_ERRORS;
@@ -352,8 +352,8 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         for (Py_ssize_t i = 0; i < d.count && !framed; i++) framed = d.frame[i];
         double need = framed ? o.verify : o.verify - FRAMELESS_EASING;
         passed[c] = scores[c] >= need || (share >= VOTED_SHARE && scores[c] >= eased);
-        /* Passed on votes alone (not on the frameless easing): the body must agree, see site_body_agrees. */
-        if (passed[c] && scores[c] < need && (framed || known_any) && !site_body_agrees(&t, found, count, eased, framed))
+        /* Passed on votes alone (not on the frameless easing): the body must agree, see body_agrees. */
+        if (passed[c] && scores[c] < need && (framed || known_any) && !body_agrees(&t, found, count, eased, framed))
             passed[c] = 0;
         if (!passed[c]) continue;
         if (best < 0 || votes[c].votes > votes[best].votes ||

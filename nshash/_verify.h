@@ -88,9 +88,9 @@ static int at_the_end(const doc_lines *d, uint32_t tail, const unsigned char *in
         if (!in[i]) continue;
         run += d->grams[i];
         uint32_t t = tag(d->keys[i]);
-        for (int part = 1; part < 3; part++)
+        for (int part = 1; part < 3; part++) /* the line before the last, the last line */
             if (t == ((tail >> (TAG_BITS * part)) & TAG_MASK)) return 1;
-        long_line |= t == (tail & TAG_MASK);
+        long_line |= t == (tail & TAG_MASK); /* the last long line */
     }
     return long_line && (double)run < FOOT_SHARE * (double)total;
 }

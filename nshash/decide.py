@@ -135,7 +135,7 @@ BODY_ERRORS: Final = 1.0
 KNOWN_FRAME: Final = 0.9
 #: A page that passes on sentence votes and shares no frame with the candidate's members, but has
 #: lines other clusters have, fails when its body without those lines is below the eased need even
-#: this many standard errors above its estimate (:func:`site_body_agrees`).  Measured on the 15
+#: this many standard errors above its estimate (:func:`body_agrees`).  Measured on the 15
 #: synthetic files of three seeds: mean precision 0.9889 -> 0.9901 (seed 4242's en held-out
 #: 0.975 -> 0.981, its zh tune 0.987 -> 0.995), recall 0.9228 -> 0.9223, F1 up; real pages (all
 #: forms) precision 0.987 -> 0.988 at the same recall; the popular-story check's seed 5 precision
@@ -208,7 +208,7 @@ def assign_python(view: StoreView, features: Features, options: Options) -> Matc
         known = known_lines(lines, [roots[c] for c in candidates])
         for c in eased:
             kept = members_at(entries, candidates.index(c), options.members)
-            if not site_body_agrees(features, kept, known, eased_need(share[c], options)):
+            if not body_agrees(features, kept, known, eased_need(share[c], options)):
                 passed.remove(c)
     stored = {c: found for c, (_, found) in verified.items()}
     if passed:
@@ -300,7 +300,7 @@ def eased_need(share: float, options: Options) -> float:
     return options.verify_voted - MAJORITY_EASING if share >= MAJORITY_SHARE else options.verify_voted
 
 
-def site_body_agrees(features: Features, members: list[Member], known: Sequence[int], need: float) -> bool:
+def body_agrees(features: Features, members: list[Member], known: Sequence[int], need: float) -> bool:
     """Whether a page that passed on its sentence votes also agrees without its frame.
 
     The easing of :func:`agrees` trusts sentence votes.  Between two pages of

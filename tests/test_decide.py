@@ -718,7 +718,7 @@ def test_a_copy_verified_with_two_clusters_joins_the_one_its_sentences_point_to(
 def test_a_page_of_another_site_passing_on_votes_fails_when_clearly_elsewhere_without_known_lines() -> None:
     # Pages of one manual repeat notes (prose every page carries, seen in other clusters: known
     # lines).  A sibling's votes are those notes; without them, its body is another article.
-    from nshash.decide import site_body_agrees
+    from nshash.decide import body_agrees
     from nshash.frame import body_sketch, shared_frame
     from nshash.sketch import Member, containment, containment_error
 
@@ -732,20 +732,20 @@ def test_a_page_of_another_site_passing_on_votes_fails_when_clearly_elsewhere_wi
     sibling = fingerprinter.features("\n".join(["Another page", other[0], *notes, other[1]]))
     assert not shared_frame(sibling, members)  # the notes are in the middle: no header or footer shared
     assert containment(sibling.sketch, stored.sketch) > 0.4  # on the whole texts it would pass on votes
-    assert not site_body_agrees(sibling, members, known, 0.4)
-    assert site_body_agrees(sibling, members, [], 0.4)  # no known lines: the votes stand
+    assert not body_agrees(sibling, members, known, 0.4)
+    assert body_agrees(sibling, members, [], 0.4)  # no known lines: the votes stand
     # The article on another site, edited: a body estimated just below the need, within one
     # standard error of it, is not clearly elsewhere (between one site's pages it would fail).
     edited = [edit_characters(p, rng, len(p) // 8) for p in article]
     copy = fingerprinter.features("\n".join(["A page, reprinted", edited[0], *notes, edited[1]]))
     body = body_sketch(copy, set(known))
     estimate, error = containment(body, stored.sketch), containment_error(body, stored.sketch)
-    assert site_body_agrees(copy, members, known, estimate + error / 2)
-    assert not site_body_agrees(copy, members, known, estimate + 2 * error)
+    assert body_agrees(copy, members, known, estimate + error / 2)
+    assert not body_agrees(copy, members, known, estimate + 2 * error)
 
 
 def test_pages_of_one_site_passing_on_votes_must_agree_without_their_frame() -> None:
-    from nshash.decide import site_body_agrees
+    from nshash.decide import body_agrees
     from nshash.sketch import Member
 
     rng = random.Random(21)
@@ -757,12 +757,12 @@ def test_pages_of_one_site_passing_on_votes_must_agree_without_their_frame() -> 
     # Another article of the site, one of its notices with an edited character: the frame found is partial.
     edited = [footer[0], footer[1].replace("e", "a", 1), *footer[2:]]
     sibling = fingerprinter.features(page((header, edited), other, "Another story"))
-    assert not site_body_agrees(sibling, members, [], 0.4)
+    assert not body_agrees(sibling, members, [], 0.4)
     # The same article on the site, a few characters edited: its body agrees.
     copy = fingerprinter.features(page((header, edited), [p.replace("o", "u", 2) for p in article], "A story"))
-    assert site_body_agrees(copy, members, [], 0.4)
+    assert body_agrees(copy, members, [], 0.4)
     # No shared header and footer (another site, or the bare text): the votes stand.
-    assert site_body_agrees(fingerprinter.features("\n".join(other)), members, [], 0.4)
+    assert body_agrees(fingerprinter.features("\n".join(other)), members, [], 0.4)
     # A member many times the body's size (a long page of the site): its estimate says nothing, the votes stand.
     long_page = fingerprinter.features(page((header, footer), [paragraph(rng, 6) for _ in range(12)], "Index"))
-    assert site_body_agrees(sibling, [Member(long_page.sketch, line_filter(long_page.line_keys))], [], 0.4)
+    assert body_agrees(sibling, [Member(long_page.sketch, line_filter(long_page.line_keys))], [], 0.4)

@@ -89,16 +89,16 @@ def decide_all(
         patch.setattr(nshash.native, "speedups", counting)
         if not native:
             patch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
-            spec = nshash.decide.site_body_agrees
+            spec = nshash.decide.body_agrees
 
-            def site_body_agrees(*args: Any) -> bool:
+            def body_agrees(*args: Any) -> bool:
                 counting.site_body_checks += 1
                 agrees = spec(*args)
                 if not agrees and not nshash.frame.shared_frame(args[0], args[1]):
                     counting.cross_site_failures += 1  # no frame shared: failed on its known lines
                 return agrees
 
-            patch.setattr(nshash.decide, "site_body_agrees", site_body_agrees)
+            patch.setattr(nshash.decide, "body_agrees", body_agrees)
         store = HashDBMemory(path, log_interval=3600)  # no commit while feeding: the log's writes all pending
         nsh = nshash.NSHash(hashdb=store)
         matches = [tuple(nsh.add(doc)) for doc in [*docs, *docs[:40]]]
