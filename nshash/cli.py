@@ -177,6 +177,8 @@ def _explain(args: argparse.Namespace) -> int:
         if explain is None:
             raise UsageError(f"the {index.algorithm!r} algorithm has no explain")
         rows: list[dict[str, Any]] = explain(doc)
+        explain_decision = getattr(index, "explain_decision", None)
+        why: dict[str, Any] | None = explain_decision(doc) if explain_decision is not None else None
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return EXIT_OK
@@ -199,7 +201,23 @@ def _explain(args: argparse.Namespace) -> int:
         print(f"\nstored clusters matched: {listed}")
     else:
         print("\nno stored cluster matched: this document would start a new cluster")
+    if why is not None and why["candidates"]:
+        _print_decision(why)
     return EXIT_OK
+
+
+def _print_decision(why: dict[str, Any]) -> None:
+    """NSHash.explain_decision: each candidate cluster, what it scored and needed, and what was decided."""
+    fields = ["cluster", "sentences", "containment", "needs", "passed", "rule"]
+    table = [fields] + [
+        [f"{c[field]:.3f}" if isinstance(c.get(field), float) else _cell(field, c.get(field)) for field in fields]
+        for c in why["candidates"]
+    ]
+    print("\nverified against each candidate cluster:\n" + _format_table(table))
+    if why["is_new"]:
+        print("decision: a new cluster")
+    else:
+        print(f"decision: cluster {why['similar_id']} (containment {why['score']:.3f})")
 
 
 def _cell(field: str, value: Any) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from nshash.boilerplate import BOILERPLATE, FP, STAT
 from nshash.clusters import find_roots
 from nshash.compat import Compat07
-from nshash.decide import assign
+from nshash.decide import FRAMELESS_EASING, VOTED_SHARE, assign, assign_python, eased_need
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import HashFunc
 from nshash.index import Index
@@ -25,6 +25,7 @@ from nshash.options import OPTION_NAMES, Options
 from nshash.stores import HashDB
 from nshash.stores.view import StoreView
 from nshash.text import coerce_document
+from nshash.views import DryRun
 
 
 class NSHash(Compat07, Index):
@@ -138,6 +139,30 @@ class NSHash(Compat07, Index):
         """
         return self._fingerprinter_for(n).nshash(coerce_document(doc, self.errors))
 
+    def explain_decision(self, doc: str | bytes) -> dict[str, Any]:
+        """What :meth:`query` decides for ``doc``, and why; nothing is stored.
+
+        ``similar_id``, ``is_new``, ``score`` and ``matched`` are :meth:`query`'s
+        :class:`~nshash.Match`; ``candidates`` lists each candidate cluster with
+        ``sentences`` (the looked-up sentences that point to it), ``share`` (of
+        the ``n`` longest), ``containment`` (the verified score against its
+        closest member), ``shared_frame`` (the page shares a header or footer
+        with its members), ``needs`` (the containment it needed), ``passed``
+        and the ``rule`` that decided.
+
+        >>> import nshash
+        >>> nsh = nshash.NSHash()
+        >>> story = "A long first sentence of the story here. A second long sentence of it."
+        >>> first = nsh.get_similar(story)
+        >>> why = nsh.explain_decision(story.replace("second", "2nd"))
+        >>> why["similar_id"] == first, why["candidates"][0]["passed"], why["candidates"][0]["rule"]
+        (True, True, 'containment of at least verify')
+        """
+        features = self._features(coerce_document(doc, self.errors))
+        trace: list[dict[str, Any]] = []
+        match = self.store.transaction(lambda view: assign_python(DryRun(view), features, self.opts, trace))
+        return {**match._asdict(), "candidates": [_with_rule(c, self.opts) for c in trace]}
+
     def explain(self, doc: str | bytes) -> list[dict[str, Any]]:
         """For debugging a surprising id: each candidate sentence, its keys and stored cluster.
 
@@ -168,3 +193,24 @@ class NSHash(Compat07, Index):
                 }
             )
         return rows
+
+
+def _with_rule(candidate: dict[str, Any], options: Options) -> dict[str, Any]:
+    """A candidate of the decision's trace, with the containment it needed and the rule that decided."""
+    if "containment" not in candidate:
+        return candidate  # the same text again
+    score, share, framed, passed = (candidate[k] for k in ("containment", "share", "shared_frame", "passed"))
+    eased = eased_need(share, options)
+    if score >= options.verify:
+        need, rule = options.verify, "containment of at least verify"
+    elif not framed and score >= options.verify - FRAMELESS_EASING:
+        need, rule = options.verify - FRAMELESS_EASING, "a page of another site: containment of at least verify - 0.05"
+    elif share >= VOTED_SHARE and score >= eased:
+        need = eased
+        rule = "sentence votes: the containment they ask"
+        if not passed:
+            rule = "sentence votes, but its body disagrees without its frame"
+    else:
+        need = eased if share >= VOTED_SHARE else options.verify - FRAMELESS_EASING * (not framed)
+        rule = "containment below what it needs"
+    return {**candidate, "needs": need, "rule": rule}

@@ -34,7 +34,7 @@ the same function and is tested against it).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from nshash._accel import speedups
 from nshash.boilerplate import (
@@ -133,15 +133,10 @@ BODY_ERRORS: Final = 1.0
 #: inward): there the subtraction stays (compared without such a frame too,
 #: zh recall fell 1-2 points, on revisions).
 KNOWN_FRAME: Final = 0.9
-#: A page that passes on sentence votes and shares no frame with the candidate's members, but has
-#: lines other clusters have, fails when its body without those lines is below the eased need even
-#: this many standard errors above its estimate (:func:`body_agrees`).  Measured on the 15
-#: synthetic files of three seeds: mean precision 0.9889 -> 0.9901 (seed 4242's en held-out
-#: 0.975 -> 0.981, its zh tune 0.987 -> 0.995), recall 0.9228 -> 0.9223, F1 up; real pages (all
-#: forms) precision 0.987 -> 0.988 at the same recall; the popular-story check's seed 5 precision
-#: 0.961 -> 0.975, the other seeds unchanged.  With 0 errors (the estimate itself) precision gained
-#: 0.19 points and recall lost 0.12; with the same check as between one site's pages (one error
-#: below), recall lost 0.35 points, 0.5-0.7 on the zh files (heavily edited copies).
+#: Errors above its estimate that another site's page passing on votes may be (:func:`body_agrees`).
+#: Measured on the 15 synthetic files: precision 0.9889 -> 0.9901 (seed 4242's en held-out 0.975 ->
+#: 0.981), recall -0.05 points; real pages 0.987 -> 0.988 at the same recall.  At 0 errors +0.19 /
+#: -0.12 points; one error below (as within one site) recall -0.35, -0.5 to -0.7 on zh files.
 CROSS_SITE_ERRORS: Final = 1.0
 
 
@@ -160,8 +155,13 @@ def assign(view: StoreView, features: Features, options: Options) -> Match:
     return decided if decided is not None else assign_python(view, features, options)
 
 
-def assign_python(view: StoreView, features: Features, options: Options) -> Match:
-    """:func:`assign` in Python: the specification the C follows, and what every other store runs."""
+def assign_python(
+    view: StoreView, features: Features, options: Options, trace: list[dict[str, Any]] | None = None
+) -> Match:
+    """:func:`assign` in Python: the specification the C follows, and what every other store runs.
+
+    ``trace``: a list to append each candidate's scores to (:meth:`nshash.NSHash.explain_decision`).
+    """
     if features.doc_key is None:  # empty: never matches anything, stores nothing
         return Match(int(view.allocate_id()), True, 0.0, ())
     found = view.get_many(FP, [features.doc_key, *features.keys])
@@ -176,6 +176,8 @@ def assign_python(view: StoreView, features: Features, options: Options) -> Matc
         keys, values, positions = keys[: 2 * options.n], values[: 2 * options.n], positions[: options.n]
     if found[0]:
         root = find_roots(view, [found[0]])[found[0]]
+        if trace is not None:
+            trace.append({"cluster": root, "passed": True, "rule": "the same normalised text was seen before"})
         # The same normalised text may be split into other sentences (a line
         # break moved): its new keys lead here too.
         new = [(key, root) for key, value in zip(keys, values) if value is None]
@@ -210,6 +212,12 @@ def assign_python(view: StoreView, features: Features, options: Options) -> Matc
             kept = members_at(entries, candidates.index(c), options.members)
             if not body_agrees(features, kept, known, eased_need(share[c], options)):
                 passed.remove(c)
+    if trace is not None:
+        for index, c in enumerate(candidates):
+            kept = members_at(entries, index, options.members)
+            framed = bool(shared_frame(features, kept))
+            trace.append({"cluster": roots[c], "sentences": votes[c], "share": share[c], "members": verified[c][1]})
+            trace[-1] |= {"shared_frame": framed, "containment": verified[c][0], "passed": c in passed}
     stored = {c: found for c, (_, found) in verified.items()}
     if passed:
         # The cluster most sentences lead to: a copy that also quotes another

@@ -204,6 +204,9 @@ def test_continue_a_named_index_then_stats_and_explain(store: str, tmp_path: Pat
         fingerprints = row.get("keys", [row.get("fingerprint")])
         assert all(f"{fingerprint:016x}" in output for fingerprint in fingerprints)
     assert f"stored clusters matched: {expected_b[1]} (" in output
+    why = reference.explain_decision(rows[4]["content"])
+    assert f"decision: cluster {why['similar_id']} (containment {why['score']:.3f})" in output
+    assert all(c["rule"] in output for c in why["candidates"])
     as_json = json.loads(run("explain", "-", *common, "--json", cwd=tmp_path, stdin=rows[0]["content"].encode()).stdout)
     assert as_json == reference.explain(rows[0]["content"])
 

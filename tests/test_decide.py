@@ -766,3 +766,36 @@ def test_pages_of_one_site_passing_on_votes_must_agree_without_their_frame() -> 
     # A member many times the body's size (a long page of the site): its estimate says nothing, the votes stand.
     long_page = fingerprinter.features(page((header, footer), [paragraph(rng, 6) for _ in range(12)], "Index"))
     assert body_agrees(sibling, [Member(long_page.sketch, line_filter(long_page.line_keys))], [], 0.4)
+
+
+def test_explain_decision_says_why_and_stores_nothing() -> None:
+    # Fed page by page, with an explanation asked before each: the explanation is what query()
+    # and then add() decide, nothing it does changes the ids, and the corpus of manual pages
+    # reaches every rule it can name.
+    from tests.corpora import manual_corpus
+
+    explained, plain = nshash.NSHash(), nshash.NSHash()
+    rules: set[str] = set()
+    pages = manual_corpus()
+    for page in [*pages, *pages[:10]]:
+        why = explained.explain_decision(page)
+        predicted = explained.query(page)
+        assert (why["similar_id"], why["is_new"], why["score"], why["matched"]) == tuple(predicted)
+        match = explained.add(page)
+        assert match.similar_id == plain.get_similar(page)
+        passed = [c for c in why["candidates"] if c["passed"]]
+        assert bool(passed) == (not match.is_new)
+        if not match.is_new:
+            assert match.similar_id in {explained.resolve(c["cluster"]) for c in passed}
+        for c in why["candidates"]:
+            rules.add(c["rule"])
+            if "containment" in c:
+                assert c["passed"] == (c["containment"] >= c["needs"] and "disagrees" not in c["rule"])
+    assert rules >= {
+        "the same normalised text was seen before",
+        "containment of at least verify",
+        "a page of another site: containment of at least verify - 0.05",
+        "sentence votes: the containment they ask",
+        "sentence votes, but its body disagrees without its frame",
+        "containment below what it needs",
+    }

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +12,9 @@ import nshash.decide
 import nshash.native
 from nshash.native import TABLES
 from nshash.stores.memory import HashDBMemory
+from tests.corpora import hard_corpus, manual_corpus, popular_copies
 
 speedups = pytest.importorskip("nshash._speedups", reason="the C accelerator is not built")
-
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "examples" / "data" / "news_sample.jsonl"
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 class Counting:
@@ -38,46 +33,6 @@ class Counting:
         else:
             self.decided += 1
         return out
-
-
-def popular_copies() -> list[str]:
-    """The bundled sample, then edited copies of it (benchmarks/run_sample.py): joins, merges, sentence-vote passes."""
-    from run_sample import load_sample, popular
-
-    texts, labels = load_sample(SAMPLE)
-    copies, _ = popular(texts, labels, 2 * len(texts), 2)
-    return texts + copies
-
-
-def hard_corpus(notes: bool = False) -> list[str]:
-    """Pages of the benchmark corpus generator: site frames, siblings, revisions, early copies, wrapping.
-
-    ``notes``: the pages of each group of ten also repeat two notes (prose a manual puts on every page).
-    """
-    from corpus import assemble, hard, pool
-    from corpus.build import _sites
-    from corpus.sources import Article
-
-    rng = random.Random(11)
-    words = "package system kernel mirror archive install option network device driver user file".split()
-    if notes:  # a manual's vocabulary: its pages' own text alike only where they repeat it
-        words = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(3, 9))) for _ in range(2000)]
-
-    def prose(length: int, tag: str) -> str:
-        return " ".join(" ".join(rng.choice(words) for _ in range(length)).capitalize() + f" {tag}." for _ in range(3))
-
-    repeated = {g: [prose(16, f"note {g} {k}") for k in range(2)] for g in range(5)}
-    articles = []
-    for i in range(50):
-        paras = [prose(12, f"item {i} part {j}") for j in range(4)]
-        if notes:
-            paras[1:1] = repeated[i // 10]
-        articles.append(Article("en", "pkg", f"page{i}.html", f"g{i // 10}", f"Title number {i}", paras))
-    sites = _sites(5)[("en", "tune")]
-    hard.add_habits(sites, random.Random("5:habits"))
-    siblings = {key for key, found in pool.siblings(articles).items() if found}
-    records, _ = assemble.simulate_v2("en", articles, sites, random.Random(5), siblings, pool.key)
-    return [str(row["text"]) for row in assemble.to_rows(records, "t", cases=True)]
 
 
 def decide_all(
@@ -106,11 +61,6 @@ def decide_all(
         pending = {name: sorted(store._pending[name].items()) for name in TABLES if name in store._pending}
         store.close()
     return matches, tables, pending, counting
-
-
-def manual_corpus() -> list[str]:
-    """:func:`hard_corpus` whose pages repeat their manual's notes: templated siblings."""
-    return hard_corpus(notes=True)
 
 
 @pytest.mark.parametrize(

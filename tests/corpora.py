@@ -1,0 +1,56 @@
+"""Small corpora that reach the decision's rarer rules, built with the benchmark's corpus generator."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "examples" / "data" / "news_sample.jsonl"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def popular_copies() -> list[str]:
+    """The bundled sample, then edited copies of it (benchmarks/run_sample.py): joins, merges, sentence-vote passes."""
+    from run_sample import load_sample, popular
+
+    texts, labels = load_sample(SAMPLE)
+    copies, _ = popular(texts, labels, 2 * len(texts), 2)
+    return texts + copies
+
+
+def hard_corpus(notes: bool = False) -> list[str]:
+    """Pages of the benchmark corpus generator: site frames, siblings, revisions, early copies, wrapping.
+
+    ``notes``: the pages of each group of ten also repeat two notes (prose a manual puts on every page).
+    """
+    from corpus import assemble, hard, pool
+    from corpus.build import _sites
+    from corpus.sources import Article
+
+    rng = random.Random(11)
+    words = "package system kernel mirror archive install option network device driver user file".split()
+    if notes:  # a manual's vocabulary: its pages' own text alike only where they repeat it
+        words = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(3, 9))) for _ in range(2000)]
+
+    def prose(length: int, tag: str) -> str:
+        return " ".join(" ".join(rng.choice(words) for _ in range(length)).capitalize() + f" {tag}." for _ in range(3))
+
+    repeated = {g: [prose(16, f"note {g} {k}") for k in range(2)] for g in range(5)}
+    articles = []
+    for i in range(50):
+        paras = [prose(12, f"item {i} part {j}") for j in range(4)]
+        if notes:
+            paras[1:1] = repeated[i // 10]
+        articles.append(Article("en", "pkg", f"page{i}.html", f"g{i // 10}", f"Title number {i}", paras))
+    sites = _sites(5)[("en", "tune")]
+    hard.add_habits(sites, random.Random("5:habits"))
+    siblings = {key for key, found in pool.siblings(articles).items() if found}
+    records, _ = assemble.simulate_v2("en", articles, sites, random.Random(5), siblings, pool.key)
+    return [str(row["text"]) for row in assemble.to_rows(records, "t", cases=True)]
+
+
+def manual_corpus() -> list[str]:
+    """:func:`hard_corpus` whose pages repeat their manual's notes: templated siblings."""
+    return hard_corpus(notes=True)
