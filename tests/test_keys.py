@@ -162,3 +162,14 @@ os._exit(0)  # no save, as after kill -9
         assert not nsh.query(pages[(alone + 1) % 10]).is_new
         with pytest.raises(nshash.UnknownKeyError):
             nsh.remove(alone)
+
+
+def test_explain_decision_is_what_query_decides_on_every_store(
+    make_store: StoreFactory, store_kind: str, pages: list[str]
+) -> None:
+    nsh, reference = nshash.NSHash(hashdb=make_store()), nshash.NSHash()
+    for page in pages[:40]:
+        why = nsh.explain_decision(page)
+        assert why == reference.explain_decision(page)  # the memory store's, decided in C when it adds
+        assert (why["similar_id"], why["is_new"], why["score"], why["matched"]) == tuple(nsh.query(page))
+        assert nsh.add(page).similar_id == reference.get_similar(page)
