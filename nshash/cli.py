@@ -208,10 +208,11 @@ def _explain(args: argparse.Namespace) -> int:
 
 def _print_decision(why: dict[str, Any]) -> None:
     """NSHash.explain_decision: each candidate cluster, what it scored and needed, and what was decided."""
-    fields = ["cluster", "sentences", "containment", "needs", "passed", "rule"]
+    fields = ["cluster", "sentences", "frame lines", "containment", "needs", "passed", "rule"]
+    rows = [{**c, "frame lines": len(c.get("shared_frame", []))} for c in why["candidates"]]
     table = [fields] + [
         [f"{c[field]:.3f}" if isinstance(c.get(field), float) else _cell(field, c.get(field)) for field in fields]
-        for c in why["candidates"]
+        for c in rows
     ]
     print("\nverified against each candidate cluster:\n" + _format_table(table))
     if why["is_new"]:

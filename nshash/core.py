@@ -146,8 +146,9 @@ class NSHash(Compat07, Index):
         :class:`~nshash.Match`; ``candidates`` lists each candidate cluster with
         ``sentences`` (the looked-up sentences that point to it), ``share`` (of
         the ``n`` longest), ``containment`` (the verified score against its
-        closest member), ``shared_frame`` (the page shares a header or footer
-        with its members), ``needs`` (the containment it needed), ``passed``
+        closest member), ``shared_frame`` (the page's lines, normalised, that
+        it shares with the members as a header or footer and that were left out
+        of the comparison), ``needs`` (the containment it needed), ``passed``
         and the ``rule`` that decided.
 
         >>> import nshash
@@ -161,6 +162,9 @@ class NSHash(Compat07, Index):
         features = self._features(coerce_document(doc, self.errors))
         trace: list[dict[str, Any]] = []
         match = self.store.transaction(lambda view: assign_python(DryRun(view), features, self.opts, trace))
+        for candidate in trace:
+            if "frame_lines" in candidate:
+                candidate["shared_frame"] = [_line(features, index) for index in candidate.pop("frame_lines")]
         return {**match._asdict(), "candidates": [_with_rule(c, self.opts) for c in trace]}
 
     def explain(self, doc: str | bytes) -> list[dict[str, Any]]:
@@ -195,11 +199,18 @@ class NSHash(Compat07, Index):
         return rows
 
 
+def _line(features: Features, index: int) -> str:
+    """The document's ``index``-th line as the decision sees it (normalised)."""
+    ends = features.line_ends
+    return features.whole[ends[index - 1] if index else 0 : ends[index]]
+
+
 def _with_rule(candidate: dict[str, Any], options: Options) -> dict[str, Any]:
     """A candidate of the decision's trace, with the containment it needed and the rule that decided."""
     if "containment" not in candidate:
         return candidate  # the same text again
     score, share, framed, passed = (candidate[k] for k in ("containment", "share", "shared_frame", "passed"))
+    framed = bool(framed)
     eased = eased_need(share, options)
     if score >= options.verify:
         need, rule = options.verify, "containment of at least verify"

@@ -215,9 +215,9 @@ def assign_python(
     if trace is not None:
         for index, c in enumerate(candidates):
             kept = members_at(entries, index, options.members)
-            framed = bool(shared_frame(features, kept))
+            frame = sorted(shared_frame(features, kept))
             trace.append({"cluster": roots[c], "sentences": votes[c], "share": share[c], "members": verified[c][1]})
-            trace[-1] |= {"shared_frame": framed, "containment": verified[c][0], "passed": c in passed}
+            trace[-1] |= {"frame_lines": frame, "containment": verified[c][0], "passed": c in passed}
     stored = {c: found for c, (_, found) in verified.items()}
     if passed:
         # The cluster most sentences lead to: a copy that also quotes another

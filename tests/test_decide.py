@@ -787,8 +787,10 @@ def test_explain_decision_says_why_and_stores_nothing() -> None:
         assert bool(passed) == (not match.is_new)
         if not match.is_new:
             assert match.similar_id in {explained.resolve(c["cluster"]) for c in passed}
+        whole = explained.fingerprinter.features(page).whole
         for c in why["candidates"]:
             rules.add(c["rule"])
+            assert all(line and line in whole for line in c.get("shared_frame", []))  # the page's own lines
             if "containment" in c:
                 assert c["passed"] == (c["containment"] >= c["needs"] and "disagrees" not in c["rule"])
     assert rules >= {
