@@ -322,6 +322,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     for (int c = 0; c < candidates; c++)
         if (find_root(&s, votes[c].id, &roots[c]) < 0) goto done;
     Py_ssize_t considered = considered_lines(&d, lines);
+    int known_any = 0;
     for (Py_ssize_t i = 0; i < considered; i++) {
         int64_t seen = look(&s, T_LINE, (uint64_t)d.keys[lines[i]]);
         if (seen == ABSENT) seen = UNSEEN;
@@ -331,9 +332,8 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         int candidate = 0;
         for (int c = 0; c < candidates && !candidate; c++) candidate = roots[c] == seen;
         t.known[lines[i]] = (unsigned char)(seen != UNSEEN && !candidate);
+        known_any |= t.known[lines[i]];
     }
-    int known_any = 0;
-    for (Py_ssize_t i = 0; i < d.count && !known_any; i++) known_any = t.known[i];
     /* decide.verify_clusters */
     member doc, found[MAX_MEMBERS];
     if (read_sketch(PyTuple_GET_ITEM(sketch_obj, 0), PyTuple_GET_ITEM(sketch_obj, 1), &doc) < 0) goto done;

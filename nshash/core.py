@@ -16,7 +16,7 @@ from typing import Any
 from nshash.boilerplate import BOILERPLATE, FP, STAT
 from nshash.clusters import find_roots
 from nshash.compat import Compat07
-from nshash.decide import FRAMELESS_EASING, VOTED_SHARE, assign, assign_python, eased_need
+from nshash.decide import FRAMELESS_EASING, VOTED_SHARE, agrees, assign, assign_python, eased_need
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import HashFunc
 from nshash.index import Index
@@ -162,10 +162,7 @@ class NSHash(Compat07, Index):
         features = self._features(coerce_document(doc, self.errors))
         trace: list[dict[str, Any]] = []
         match = self.store.transaction(lambda view: assign_python(DryRun(view), features, self.opts, trace))
-        for candidate in trace:
-            if "frame_lines" in candidate:
-                candidate["shared_frame"] = [_line(features, index) for index in candidate.pop("frame_lines")]
-        return {**match._asdict(), "candidates": [_with_rule(c, self.opts) for c in trace]}
+        return {**match._asdict(), "candidates": [_with_rule(c, features, self.opts) for c in trace]}
 
     def explain(self, doc: str | bytes) -> list[dict[str, Any]]:
         """For debugging a surprising id: each candidate sentence, its keys and stored cluster.
@@ -205,23 +202,27 @@ def _line(features: Features, index: int) -> str:
     return features.whole[ends[index - 1] if index else 0 : ends[index]]
 
 
-def _with_rule(candidate: dict[str, Any], options: Options) -> dict[str, Any]:
-    """A candidate of the decision's trace, with the containment it needed and the rule that decided."""
+def _with_rule(candidate: dict[str, Any], features: Features, options: Options) -> dict[str, Any]:
+    """A candidate of the decision's trace: its frame as lines, the containment it needed, the rule that decided.
+
+    Which rule let it pass is asked of :func:`~nshash.decide.agrees` itself, first without the sentence votes.
+    """
     if "containment" not in candidate:
         return candidate  # the same text again
-    score, share, framed, passed = (candidate[k] for k in ("containment", "share", "shared_frame", "passed"))
-    framed = bool(framed)
-    eased = eased_need(share, options)
+    lines = candidate.pop("frame_lines")
+    score, share, passed = candidate["containment"], candidate["share"], candidate["passed"]
+    frameless = not lines
     if score >= options.verify:
         need, rule = options.verify, "containment of at least verify"
-    elif not framed and score >= options.verify - FRAMELESS_EASING:
+    elif agrees(score, 0.0, options, frameless):
         need, rule = options.verify - FRAMELESS_EASING, "a page of another site: containment of at least verify - 0.05"
-    elif share >= VOTED_SHARE and score >= eased:
-        need = eased
+    elif agrees(score, share, options):
+        need = eased_need(share, options)
         rule = "sentence votes: the containment they ask"
         if not passed:
             rule = "sentence votes, but its body disagrees without its frame"
     else:
-        need = eased if share >= VOTED_SHARE else options.verify - FRAMELESS_EASING * (not framed)
+        need = eased_need(share, options) if share >= VOTED_SHARE else options.verify - FRAMELESS_EASING * frameless
         rule = "containment below what it needs"
-    return {**candidate, "needs": need, "rule": rule}
+    frame = [_line(features, index) for index in lines]
+    return {**candidate, "shared_frame": frame, "needs": need, "rule": rule}
