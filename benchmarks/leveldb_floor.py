@@ -1,12 +1,17 @@
-"""What plyvel alone costs per page: the floor under nshash's LevelDB store.
+"""Where a page's time goes on the LevelDB store, and what plyvel alone costs for the same reads.
 
-    python benchmarks/leveldb_floor.py [--pages 5000] [--keys 16] [--repeat 5]
+    python benchmarks/leveldb_floor.py [--docs 3000] [--repeat 3] [--data FILE ...]
 
-A page of the default NSHash reads its keys (two per sentence, eight
-sentences looked at: 16) and writes what is new in one atomic write batch,
-so that every page acknowledged survives a crash.  This script does just
-that with plyvel and random keys, no nshash code at all, and compares the
-result with ``results/speed.json`` (the nshash LevelDB and memory stores).
+Feeds corpus pages through ``NSHash(hashdb='leveldb')`` with the store's
+transaction view timed from the outside (reads per table, writes, the commit
+of the write batch) and the features timed apart; what is left is the
+decision (Python, with verification in C) and the wrappers around it.  The
+same pages through the memory store, where the whole decision is one C call,
+give the ratio the scale issue asks about (LevelDB at half the memory store).
+Then plyvel alone makes the calls nshash's store made into LevelDB (the
+lookups its filter of written keys let through, the scans of a cluster's
+members, one write batch of the entries a page wrote), with no nshash code:
+the floor under this layout of one LevelDB entry per table entry.
 
 Writes ``results/leveldb_floor.md``.
 """
@@ -21,66 +26,216 @@ import struct
 import sys
 import tempfile
 import time
+from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import plyvel
 
+import nshash
+from nshash.stores.leveldb import _Transaction
+
 HERE = Path(__file__).resolve().parent
 KEY = struct.Struct(">Q")
+DEFAULT_DATA = [HERE / "data" / "zh-heldout.jsonl", HERE / "data" / "en-heldout.jsonl"]
+SAMPLE = HERE.parent / "examples" / "data" / "news_sample.jsonl"
 
 
-def per_page(pages: list[list[bytes]], write: bool) -> float:
-    """Seconds of CPU per page: read every key, then (with ``write``) one batch putting them all."""
+class CountingDB:
+    """A plyvel database that counts the calls nshash's store makes into it."""
+
+    def __init__(self, db: Any) -> None:
+        self._db = db
+        self.gets = self.scans = self.scanned = 0
+
+    def get(self, key: bytes) -> Any:
+        self.gets += 1
+        return self._db.get(key)
+
+    def iterator(self, **kwargs: Any) -> Any:
+        self.scans += 1
+        for item in self._db.iterator(**kwargs):
+            self.scanned += 1
+            yield item
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._db, name)
+
+
+class Timed:
+    """Seconds and calls spent in the LevelDB transaction view's methods, by table."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.keys: dict[str, int] = defaultdict(int)
+        self.written = 0
+
+    def wrap(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(view: Any, *args: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return method(view, *args)
+            finally:
+                label = f"{name} {args[0]}" if args and isinstance(args[0], str) else name
+                self.seconds[label] += time.perf_counter() - start
+                if name == "read" and len(args) > 1:
+                    self.keys[label] += len(args[1])
+
+        def counted_commit(view: Any) -> Any:
+            self.written += len(view._pending)
+            return timed(view)
+
+        return counted_commit if name == "commit" else timed
+
+
+def load(paths: list[Path], docs: int) -> tuple[list[str], str]:
+    found = [path for path in paths if path.exists()]
+    if not found:  # no corpus built: the bundled sample, repeated with a varying last line
+        texts = [json.loads(line)["content"] for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+        pages = [f"{texts[i % len(texts)]}\n{i}" for i in range(docs)]
+        return pages, f"{SAMPLE.name} (repeated, a unique last line each)"
+    pages = []
+    for path in found:
+        with path.open(encoding="utf-8") as handle:
+            pages += [json.loads(line)["text"] for line in handle]
+    rng = random.Random(7)
+    rng.shuffle(pages)
+    return pages[:docs], ", ".join(path.name for path in found) + " (shuffled)"
+
+
+def run_leveldb(pages: list[str]) -> tuple[float, Timed, float, CountingDB]:
+    """Seconds a page in all, the view's timings, seconds a page in features, and the calls into LevelDB."""
+    timed = Timed()
+    originals = {name: getattr(_Transaction, name) for name in ("get_many", "put_many", "commit")}
+    labels = {"get_many": "read", "put_many": "write", "commit": "commit"}
+    for name, method in originals.items():
+        setattr(_Transaction, name, timed.wrap(labels[name], method))
+    try:
+        with tempfile.TemporaryDirectory(prefix="leveldb-floor-") as tmp:
+            nsh = nshash.NSHash(Path(tmp) / "floor", hashdb="leveldb")
+            db = nsh.store._db = CountingDB(nsh.store._db)  # type: ignore[attr-defined]
+            features = nsh.fingerprinter.features
+            spent = [0.0]
+
+            def timed_features(text: str) -> Any:
+                start = time.perf_counter()
+                try:
+                    return features(text)
+                finally:
+                    spent[0] += time.perf_counter() - start
+
+            nsh.fingerprinter.features = timed_features  # type: ignore[method-assign]
+            start = time.perf_counter()
+            for page in pages:
+                nsh.get_similar(page)
+            total = time.perf_counter() - start
+            nsh.store._db = db._db  # type: ignore[attr-defined]
+            nsh.close()
+    finally:
+        for name, method in originals.items():
+            setattr(_Transaction, name, method)
+    return total / len(pages), timed, spent[0] / len(pages), db
+
+
+def run_memory(pages: list[str]) -> float:
+    nsh = nshash.NSHash(None)
+    start = time.perf_counter()
+    for page in pages:
+        nsh.get_similar(page)
+    return (time.perf_counter() - start) / len(pages)
+
+
+def plyvel_floor(pages: int, gets: int, scans: int, scanned: int, writes: int) -> float:
+    """Seconds a page of plyvel alone: ``gets`` lookups of stored keys, ``scans`` scans of ``scanned``
+    entries in all, one write batch of ``writes`` puts (numbers a page, rounded)."""
+    rng = random.Random(11)
     value = struct.pack(">q", 12345)
+    stored = sorted(KEY.pack(rng.getrandbits(64)) for _ in range(pages * max(writes, 1)))
+    run = max(1, scanned // max(scans, 1))
     with tempfile.TemporaryDirectory(prefix="leveldb-floor-") as tmp:
         db = plyvel.DB(tmp, create_if_missing=True, bloom_filter_bits=10)
+        with db.write_batch() as batch:
+            for key in stored:
+                batch.put(key, value)
+        plan = [
+            ([rng.choice(stored) for _ in range(gets)], [rng.randrange(len(stored) - run) for _ in range(scans)])
+            for _ in range(pages)
+        ]
         get = db.get
-        start = time.process_time()
-        for keys in pages:
+        start = time.perf_counter()
+        for keys, starts in plan:
             for key in keys:
                 get(key)
-            if write:
-                with db.write_batch() as batch:
-                    for key in keys:
-                        batch.put(key, value)
-        elapsed = time.process_time() - start
+            for at in starts:
+                list(db.iterator(start=stored[at], stop=stored[at + run]))
+            with db.write_batch() as batch:
+                for key in keys[:writes]:
+                    batch.put(key, value)
+        elapsed = time.perf_counter() - start
         db.close()
-    return elapsed / len(pages)
+    return elapsed / pages
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pages", type=int, default=5000)
-    parser.add_argument("--keys", type=int, default=16)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--docs", type=int, default=3000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--data", type=Path, nargs="*", default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args(argv)
-    rng = random.Random(11)
-    pages = [[b"f" + KEY.pack(rng.getrandbits(64)) for _ in range(args.keys)] for _ in range(args.pages)]
-    reads = statistics.median(per_page(pages, write=False) for _ in range(args.repeat))
-    both = statistics.median(per_page(pages, write=True) for _ in range(args.repeat))
+    pages, source = load(args.data, args.docs)
+    runs = []
+    for _ in range(args.repeat):  # interleaved, so that the machine's drift hits both alike
+        runs.append((run_leveldb(pages), run_memory(pages)))
+    (total, timed, features, db), memory = min(runs, key=lambda run: run[0][0])
+    memory = statistics.median(run[1] for run in runs)
+    per_page = {label: seconds / len(pages) for label, seconds in timed.seconds.items()}
+    reads = sum(value for label, value in per_page.items() if label.startswith("read"))
+    writes = per_page.get("write", 0.0) + per_page.get("commit", 0.0)
+    rest = total - reads - writes - features
+    keys_read = sum(timed.keys.values()) / len(pages)
+    calls = [db.gets / len(pages), db.scans / len(pages), db.scanned / len(pages), timed.written / len(pages)]
+    floor = plyvel_floor(len(pages), *(round(count) for count in calls))
+    us = 1e6
     lines = [
-        "# The LevelDB floor",
+        "# Where a page's time goes on LevelDB",
         "",
-        f"`python benchmarks/leveldb_floor.py --pages {args.pages} --keys {args.keys} --repeat {args.repeat}`: "
-        f"plyvel alone, {args.keys} random keys a page, CPU time, median of {args.repeat}.",
+        f"`python benchmarks/leveldb_floor.py --docs {args.docs} --repeat {args.repeat}` on "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {len(pages):,} pages of {source}, "
+        f"new LevelDB and memory stores, the fastest of {args.repeat} LevelDB runs (the memory store: "
+        f"median of its {args.repeat} runs, interleaved). Wall time; the machine's speed drifts, so read "
+        "the shares and ratios.",
         "",
-        "| per page | µs | pages/s at most |",
-        "|---|---:|---:|",
-        f"| {args.keys} reads | {reads * 1e6:.1f} | {1 / reads:,.0f} |",
-        f"| {args.keys} reads + one write batch of {args.keys} puts | {both * 1e6:.1f} | {1 / both:,.0f} |",
+        "| part of a page on LevelDB | µs a page | share | keys a page |",
+        "|---|---:|---:|---:|",
     ]
-    speed = HERE / "results" / "speed.json"
-    if speed.exists():
-        rows = {row["method"]: row for row in json.loads(speed.read_text(encoding="utf-8"))["throughput"]}
-        memory, leveldb = rows.get("nshash", {}).get("docs_per_s"), rows.get("nshash leveldb", {}).get("docs_per_s")
-        if memory and leveldb:
-            lines += [
-                "",
-                f"From `speed.json`: nshash on LevelDB {leveldb:,.0f} docs/s, on the memory store {memory:,.0f}. "
-                f"Half the memory store would be {memory / 2:,.0f} pages/s, {2e6 / memory:.1f} µs a page: "
-                f"plyvel's floor above is {both * memory / 2:.1f}x that, before any nshash work.",
-            ]
+    for label in sorted(per_page):
+        if label.startswith("read"):
+            keys = timed.keys[label] / len(pages)
+            lines.append(f"| {label} | {per_page[label] * us:.1f} | {per_page[label] / total:.0%} | {keys:.1f} |")
+    lines += [
+        f"| reads, all tables | {reads * us:.1f} | {reads / total:.0%} | {keys_read:.1f} |",
+        f"| writes (buffered) and the commit of one write batch | {writes * us:.1f} | {writes / total:.0%} | |",
+        f"| features (C) | {features * us:.1f} | {features / total:.0%} | |",
+        f"| the rest: the decision in Python (verification in C) and its wrappers | {rest * us:.1f} | "
+        f"{rest / total:.0%} | |",
+        f"| **a page on LevelDB** | **{total * us:.1f}** | 100% | |",
+        f"| a page on the memory store (the decision in one C call) | {memory * us:.1f} | | |",
+        "",
+        f"LevelDB runs at **{memory / total:.2f}x** the memory store here. Half the memory store is "
+        f"{2 * memory * us:.0f} µs a page; the reads alone take {reads * us:.0f}.",
+        "",
+        f"Into LevelDB a page made {calls[0]:.1f} lookups (the keys its filter of written keys let through), "
+        f"{calls[1]:.2f} scans of {calls[2]:.1f} entries in all (a candidate cluster's members) and one write "
+        f"batch of {calls[3]:.1f} entries. plyvel alone making those calls, no nshash code: **{floor * us:.1f} µs "
+        f"a page**, {floor / (2 * memory):.2f}x the budget of half the memory store, before the page's features "
+        f"({features * us:.0f} µs) and its decision.",
+        "",
+        f"What half the memory store leaves: {2 * memory * us:.0f} µs - {features * us:.0f} (features) - "
+        f"{floor * us:.0f} (plyvel's calls) = **{(2 * memory - features - floor) * us:.0f} µs** for the decision "
+        f"and the store's Python around plyvel, which take {(rest + reads + writes - floor) * us:.0f} here.",
+    ]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "leveldb_floor.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
