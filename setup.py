@@ -170,6 +170,12 @@ def write_tables() -> None:
     for name, value in (("tail_mark", "_TAIL_MARK"), ("line_mark", "_LINE_MARK"), ("doc_prefix", "_WHOLE_TEXT_PREFIX")):
         out.append(c_bytes(name, marks[value]))
     out.append(f"#define NO_KEY {marks['NO_KEY']}ULL")
+    markers = marks["NOTICE_MARKERS"]
+    if not markers or any(not marker or marker != marker.lower() for marker in markers):
+        raise SystemExit("fingerprint.NOTICE_MARKERS: non-empty, lower-case markers are what nshash/_sentences.h implements")
+    out.append(c_codes("notice_chars", "".join(markers)))
+    lengths = ", ".join(str(len(marker)) for marker in markers)
+    out.append(f"static const int notice_lens[] = {{{lengths}}};\nenum {{ N_NOTICE_MARKERS = {len(markers)} }};")
     out.append(c_codes("ignorecase_ascii", ignorecase_ascii()))
     t2s = (PACKAGE / "data" / "t2s.txt").read_text(encoding="utf-8").split()
     rows = ",\n".join(f"{{0x{ord(pair[0]):X}, 0x{ord(pair[1]):X}}}" for pair in t2s)

@@ -158,9 +158,20 @@ static int longest_first(const void *a, const void *b) {
     return x->index < y->index ? -1 : x->index > y->index; /* sorted() is stable: document order */
 }
 
+/* fingerprint.NOTICE_MARKERS: whether a (normalised) piece is a site's legal or consent notice. */
+static int is_notice(const Py_UCS4 *s, Py_ssize_t n) {
+    const Py_UCS4 *marker = notice_chars;
+    for (int m = 0; m < N_NOTICE_MARKERS; marker += notice_lens[m++]) {
+        Py_ssize_t len = notice_lens[m];
+        for (Py_ssize_t i = 0; i + len <= n; i++)
+            if (s[i] == marker[0] && !memcmp(s + i, marker, (size_t)len * sizeof(Py_UCS4))) return 1;
+    }
+    return 0;
+}
+
 /*
- * Fingerprinter._ranked then _keys: up to k distinct pieces, longest first,
- * two keys each.  Returns how many were chosen (their positions in
+ * Fingerprinter._ranked then _keys: up to k distinct pieces that are not
+ * notices, longest first, two keys each.  Returns how many were chosen (their positions in
  * positions[], keys in keys[2 * i], keys[2 * i + 1]), -1 on MemoryError.
  */
 static int rank_and_key(const Py_UCS4 *whole, pieces *list, int k, int anchor, int anchor_latin, scratch *buf,
@@ -174,7 +185,7 @@ static int rank_and_key(const Py_UCS4 *whole, pieces *list, int k, int anchor, i
         for (int j = 0; j < count && !repeated; j++)
             repeated = chosen[j].len == p->len &&
                        !memcmp(whole + chosen[j].start, whole + p->start, (size_t)p->len * sizeof(Py_UCS4));
-        if (repeated) continue;
+        if (repeated || is_notice(whole + p->start, p->len)) continue;
         chosen[count] = *p;
         const Py_UCS4 *sentence = whole + p->start;
         int cjk = 0;

@@ -106,6 +106,18 @@ static PyObject *names_tuple(const char *const *names, int n) {
     return out;
 }
 
+/* fingerprint.NOTICE_MARKERS as the C holds them. */
+static PyObject *notice_tuple(void) {
+    PyObject *out = PyTuple_New(N_NOTICE_MARKERS);
+    const Py_UCS4 *marker = notice_chars;
+    for (int i = 0; out != NULL && i < N_NOTICE_MARKERS; marker += notice_lens[i++]) {
+        PyObject *text = codes_str(marker, notice_lens[i]);
+        if (text == NULL) Py_CLEAR(out);
+        else PyTuple_SET_ITEM(out, i, text);
+    }
+    return out;
+}
+
 static PyObject *tables(PyObject *self, PyObject *unused) {
     PyObject *t2s = PyDict_New(), *ranges = PyList_New(0);
     if (t2s == NULL || ranges == NULL) goto fail;
@@ -126,7 +138,7 @@ static PyObject *tables(PyObject *self, PyObject *unused) {
     }
     PyObject *entities = names_tuple(entity_names, N_ENTITY_CHARS);
     return Py_BuildValue(
-        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsisisisisisdsy#sy#sy#sK}", "NOISE", codes_str(noise, N_NOISE), "default_single",
+        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsisisisisisdsy#sy#sy#sKsN}", "NOISE", codes_str(noise, N_NOISE), "default_single",
         codes_str(delims_default_single, N_DELIMS_DEFAULT_SINGLE), "default_pair",
         codes_str(delims_default_pair, N_DELIMS_DEFAULT_PAIR), "design_single",
         codes_str(delims_design_single, N_DELIMS_DESIGN_SINGLE), "design_pair",
@@ -140,7 +152,7 @@ static PyObject *tables(PyObject *self, PyObject *unused) {
         "t2s", t2s, "CHROME_MIN_LINES", CHROME_MIN_LINES, "CHROME_SHORT", CHROME_SHORT, "CHROME_SEGMENTS",
         CHROME_SEGMENTS, "CHROME_RUN", CHROME_RUN, "WRAP_MIN", WRAP_MIN, "CHROME_KEEP", CHROME_KEEP, "TAIL_MARK",
         tail_mark, (Py_ssize_t)TAIL_MARK_LEN, "LINE_MARK", line_mark, (Py_ssize_t)LINE_MARK_LEN, "WHOLE_TEXT_PREFIX",
-        doc_prefix, (Py_ssize_t)DOC_PREFIX_LEN, "NO_KEY", (unsigned long long)NO_KEY);
+        doc_prefix, (Py_ssize_t)DOC_PREFIX_LEN, "NO_KEY", (unsigned long long)NO_KEY, "NOTICE_MARKERS", notice_tuple());
 fail:
     Py_XDECREF(t2s);
     Py_XDECREF(ranges);

@@ -38,6 +38,19 @@ _LINE_MARK = "\x02"
 # Separates whole-document keys from sentence keys, so a short document can
 # never collide with a sentence of a longer one.
 _WHOLE_TEXT_PREFIX = "\x00doc:"
+#: A sentence holding one of these (normalised: no spaces, ASCII lower-cased)
+#: is a site's legal or consent notice, never one of the longest sentences
+#: keyed: a cookie banner, a copyright line, a privacy notice.  Such a notice is
+#: often a page's longest "sentence" and its wording is copied across sites, so
+#: the first page carrying it spends a key slot on it and its article's own
+#: sentences go unkeyed; later it only proposes clusters that fail.  It stays
+#: in the text that verification compares.  Measured on the 15 synthetic files
+#: of three seeds: recall +0.28 points, precision +0.04 (F1 up on 13 files,
+#: down on none); real pages: all forms F1 0.950 -> 0.951, text forms 0.967 ->
+#: 0.969; the bundled sample and the popular-story check unchanged.  "Disclaimer"
+#: (免责声明) was tried too: no gain on those, and on one seed of the
+#: popular-story check precision 0.995 -> 0.973.
+NOTICE_MARKERS: tuple[str, ...] = ("cookie", "privacypolicy", "allrightsreserved", "隐私政策", "版权所有")
 
 
 class Features(NamedTuple):
@@ -112,8 +125,9 @@ class Fingerprinter:
         """The ``n + extra`` longest distinct pieces of at least ``min_len`` characters, and their indices.
 
         Longest first; equal lengths keep document order; a repeated piece
-        is one vote, not two (its first occurrence counts).  A heap of the
-        best so far, so a page of millions of pieces keeps ``n + extra``.
+        is one vote, not two (its first occurrence counts); a notice
+        (:data:`NOTICE_MARKERS`) is left out.  A heap of the best so far, so
+        a page of millions of pieces keeps ``n + extra``.
         """
         opts = self.options
         k, min_len = opts.n + opts.extra, opts.min_len
@@ -124,7 +138,7 @@ class Fingerprinter:
                 continue  # a later piece of the same length ranks below every one kept
             if opts.normalize:
                 piece = ascii_lower(piece)
-            if piece in chosen:
+            if piece in chosen or any(marker in piece for marker in NOTICE_MARKERS):
                 continue
             chosen.add(piece)
             if len(best) == k:

@@ -93,6 +93,53 @@ def test_template_keys_shared_by_two_sentences_are_dropped() -> None:
     assert NSHash().get_nshash("The first sentence says one thing, see section twelve for details.")[0] in keys
 
 
+COOKIES = (
+    "We use cookies and similar technologies to improve your browsing experience, analyse our traffic "
+    "and personalise content; by continuing to browse this site you agree to our use of cookies."
+)
+NOTICES = [
+    COOKIES,
+    "本站所有文章均为原创或经授权转载，版权所有，未经书面许可不得以任何形式转载、摘编或者镜像本站的全部或部分内容。",
+    "Copyright 2024 Example Media Group, a subsidiary of Example Holdings: All Rights Reserved for every story, "
+    "photograph and video published on this site",
+    "我们非常重视您的个人信息和隐私保护，在您使用本网站服务之前请务必仔细阅读并充分理解隐私政策的全部内容。",
+    "Please read our Privacy Policy to learn what we collect about you, and why, when you read, comment on, "
+    "print or share the stories of this site",
+]
+
+
+@pytest.mark.parametrize("notice", NOTICES)
+@pytest.mark.parametrize("c", [True, False], ids=["C features", "Python features"])
+def test_a_legal_or_consent_notice_is_never_keyed(notice: str, c: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not c:
+        monkeypatch.setattr(nshash.fingerprint, "speedups", None)
+    nsh = NSHash(n=1, extra=0)
+    body = ENGLISH if notice.isascii() else ARTICLE
+    page = f"{notice}\n{body}"
+    longest = max(map(len, nsh.fingerprinter.pieces(notice)))
+    assert longest > len(nsh.sentences(body)[0])  # the page's longest sentence
+    assert nsh.sentences(page) == nsh.sentences(body)
+    assert nsh.get_nshash(page) == nsh.get_nshash(body)
+    features = nsh.fingerprinter.features(page)
+    assert features.keys == nsh.get_nshash(body)
+    # ... but it is part of the text that verification compares.
+    assert features.doc_key != nsh.fingerprinter.features(body).doc_key
+
+
+def test_a_copy_finds_an_article_whose_longest_sentence_was_a_cookie_notice(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The notice would take the original's only key slot: a copy elsewhere, without it, finds nothing.
+    original = f"Example Daily\n{COOKIES}\n{ENGLISH}"
+    copy = f"Another Site\n{ENGLISH}Share this story with your friends."
+    nsh = NSHash(n=1, extra=0)
+    first = nsh.add(original).similar_id
+    assert nsh.add(copy).similar_id == first
+    monkeypatch.setattr(nshash.fingerprint, "speedups", None)  # the Python features, without the markers
+    monkeypatch.setattr(nshash.fingerprint, "NOTICE_MARKERS", ())
+    nsh = NSHash(n=1, extra=0)
+    nsh.add(original)
+    assert nsh.add(copy).is_new
+
+
 def test_ids_are_ints_starting_at_one(nsh: NSHash) -> None:
     rng = random.Random(1)
     ids = [nsh.get_similar(random_article(rng)) for _ in range(5)]

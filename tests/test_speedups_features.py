@@ -89,6 +89,7 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert tables["LINE_MARK"] == fingerprint._LINE_MARK.encode()
     assert tables["WHOLE_TEXT_PREFIX"] == fingerprint._WHOLE_TEXT_PREFIX.encode()
     assert tables["NO_KEY"] == fingerprint.NO_KEY
+    assert tables["NOTICE_MARKERS"] == fingerprint.NOTICE_MARKERS
     assert speedups.GRAM == GRAM
     assert tables["t2s"] == text.t2s_table()
 
@@ -244,7 +245,9 @@ _TOKENS = [
 ]
 _WORDS = st.lists(st.sampled_from(_TOKENS), max_size=30).map("".join)
 _LONG_LINE = st.lists(
-    st.sampled_from(["word ", "中文", "more text ", "wrapped, ", "1 ", "a", "b."]), min_size=8, max_size=40
+    st.sampled_from(["word ", "中文", "more text ", "wrapped, ", "1 ", "a", "b.", "Cookies ", "版权所有", "Co okie"]),
+    min_size=8,
+    max_size=40,
 )
 _LINE = st.one_of(_WORDS, _LONG_LINE.map("".join))
 _PAGE = st.one_of(
