@@ -172,7 +172,7 @@ def write_tables() -> None:
     out.append(f"#define NO_KEY {marks['NO_KEY']}ULL")
     markers = marks["NOTICE_MARKERS"]
     if not markers or any(not marker or marker != marker.lower() for marker in markers):
-        raise SystemExit("fingerprint.NOTICE_MARKERS: non-empty, lower-case markers are what nshash/_sentences.h implements")
+        raise SystemExit("fingerprint.NOTICE_MARKERS: nshash/_sentences.h implements non-empty lower-case markers")
     out.append(c_codes("notice_chars", "".join(markers)))
     lengths = ", ".join(str(len(marker)) for marker in markers)
     out.append(f"static const int notice_lens[] = {{{lengths}}};\nenum {{ N_NOTICE_MARKERS = {len(markers)} }};")
