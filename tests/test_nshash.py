@@ -105,6 +105,9 @@ NOTICES = [
     "我们非常重视您的个人信息和隐私保护，在您使用本网站服务之前请务必仔细阅读并充分理解隐私政策的全部内容。",
     "Please read our Privacy Policy to learn what we collect about you, and why, when you read, comment on, "
     "print or share the stories of this site",
+    "This program is free software: you can redistribute it under the terms of the GNU General Public License "
+    "as published by the Free Software Foundation",
+    "本站原创内容采用知识共享署名与相同方式共享许可协议进行许可，欢迎在保留作者署名和原文链接的前提下自由转载和演绎。",
 ]
 
 

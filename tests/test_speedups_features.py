@@ -245,7 +245,9 @@ _TOKENS = [
 ]
 _WORDS = st.lists(st.sampled_from(_TOKENS), max_size=30).map("".join)
 _LONG_LINE = st.lists(
-    st.sampled_from(["word ", "中文", "more text ", "wrapped, ", "1 ", "a", "b.", "Cookies ", "版权所有", "Co okie"]),
+    st.sampled_from(
+        ["word ", "中文", "more text ", "wrapped, ", "1 ", "a", "b.", "Cookies ", "版权所有", "Co okie", "知识共享"]
+    ),
     min_size=8,
     max_size=40,
 )
