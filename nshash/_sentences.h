@@ -158,7 +158,7 @@ static int longest_first(const void *a, const void *b) {
     return x->index < y->index ? -1 : x->index > y->index; /* sorted() is stable: document order */
 }
 
-/* fingerprint.NOTICE_MARKERS: whether a (normalised) piece is a site's legal or consent notice. */
+/* fingerprint.NOTICE_MARKERS: whether a (normalised) piece is a legal, licence or consent notice. */
 static int is_notice(const Py_UCS4 *s, Py_ssize_t n) {
     const Py_UCS4 *marker = notice_chars;
     for (int m = 0; m < N_NOTICE_MARKERS; marker += notice_lens[m++]) {
@@ -171,8 +171,9 @@ static int is_notice(const Py_UCS4 *s, Py_ssize_t n) {
 
 /*
  * Fingerprinter._ranked then _keys: up to k distinct pieces that are not
- * notices, longest first, two keys each.  Returns how many were chosen (their positions in
- * positions[], keys in keys[2 * i], keys[2 * i + 1]), -1 on MemoryError.
+ * notices, longest first, two keys each.  Returns how many were chosen
+ * (their positions in positions[], keys in keys[2 * i], keys[2 * i + 1]),
+ * -1 on MemoryError.
  */
 static int rank_and_key(const Py_UCS4 *whole, pieces *list, int k, int anchor, int anchor_latin, scratch *buf,
                         uint64_t *keys, Py_ssize_t *positions) {
