@@ -16,7 +16,7 @@ from typing import Any
 from nshash.boilerplate import BOILERPLATE, FP, STAT
 from nshash.clusters import find_roots
 from nshash.compat import Compat07
-from nshash.decide import FRAMELESS_EASING, VOTED_SHARE, agrees, assign, assign_python, eased_need
+from nshash.decide import FRAMELESS_EASING, VOTED_SHARE, agrees, assign, assign_python, eased_need, whole_text_need
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import HashFunc
 from nshash.index import Index
@@ -215,14 +215,15 @@ def _with_rule(candidate: dict[str, Any], features: Features, options: Options) 
     if score >= options.verify:
         need, rule = options.verify, "containment of at least verify"
     elif agrees(score, 0.0, options, frameless):
-        need, rule = options.verify - FRAMELESS_EASING, "a page of another site: containment of at least verify - 0.05"
+        need = whole_text_need(options, frameless=True)
+        rule = f"a page of another site: containment of at least verify - {FRAMELESS_EASING}"
     elif agrees(score, share, options):
         need = eased_need(share, options)
         rule = "sentence votes: the containment they ask"
         if not passed:
             rule = "sentence votes, but its body disagrees without its frame"
     else:
-        need = eased_need(share, options) if share >= VOTED_SHARE else options.verify - FRAMELESS_EASING * frameless
+        need = eased_need(share, options) if share >= VOTED_SHARE else whole_text_need(options, frameless)
         rule = "containment below what it needs"
     frame = [_line(features, index) for index in lines]
     return {**candidate, "shared_frame": frame, "needs": need, "rule": rule}

@@ -199,7 +199,7 @@ def assign_python(
     frameless = {
         c
         for index, c in enumerate(candidates)
-        if options.verify - FRAMELESS_EASING <= verified[c][0] < options.verify
+        if whole_text_need(options, frameless=True) <= verified[c][0] < options.verify
         and not shared_frame(features, members_at(entries, index, options.members))
     }
     passed = [c for c in candidates if agrees(verified[c][0], share[c], options, c in frameless)]
@@ -298,13 +298,17 @@ def agrees(score: float, share: float, options: Options, frameless: bool = False
     heads or tails; a templated sibling shares a few paragraphs of
     boilerplate prose, rarely most of its longest sentences).
     """
-    need = options.verify - FRAMELESS_EASING if frameless else options.verify
-    return score >= need or (share >= VOTED_SHARE and score >= eased_need(share, options))
+    voted = share >= VOTED_SHARE and score >= eased_need(share, options)
+    return score >= whole_text_need(options, frameless) or voted
+
+
+def whole_text_need(options: Options, frameless: bool = False) -> float:
+    """The containment :func:`agrees` asks whatever the sentence votes: less between sites (``frameless``)."""
+    return options.verify - FRAMELESS_EASING if frameless else options.verify
 
 
 def eased_need(share: float, options: Options) -> float:
-    """The containment :func:`agrees` asks below ``verify`` of a candidate that ``share`` (>= :data:`VOTED_SHARE`)
-    of the sentences point to."""
+    """The containment :func:`agrees` asks of a candidate ``share`` (>= :data:`VOTED_SHARE`) of sentences point to."""
     return options.verify_voted - MAJORITY_EASING if share >= MAJORITY_SHARE else options.verify_voted
 
 
