@@ -19,7 +19,6 @@ Writes ``results/leveldb_floor.md``.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import struct
@@ -32,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 import plyvel
+from run_quality import load_corpus
+from run_sample import load_sample
 
 import nshash
 from nshash.stores.leveldb import _Transaction
@@ -92,15 +93,11 @@ class Timed:
 def load(paths: list[Path], docs: int) -> tuple[list[str], str]:
     found = [path for path in paths if path.exists()]
     if not found:  # no corpus built: the bundled sample, repeated with a varying last line
-        texts = [json.loads(line)["content"] for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+        texts = load_sample(SAMPLE)[0]
         pages = [f"{texts[i % len(texts)]}\n{i}" for i in range(docs)]
         return pages, f"{SAMPLE.name} (repeated, a unique last line each)"
-    pages = []
-    for path in found:
-        with path.open(encoding="utf-8") as handle:
-            pages += [json.loads(line)["text"] for line in handle]
-    rng = random.Random(7)
-    rng.shuffle(pages)
+    pages = [text for path in found for text in load_corpus(path)[0]]
+    random.Random(7).shuffle(pages)
     return pages[:docs], ", ".join(path.name for path in found) + " (shuffled)"
 
 
