@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for _ in range(args.repeat):  # interleaved, so that the machine's drift hits both alike
         runs.append((run_leveldb(pages), run_memory(pages)))
-    (total, timed, features, db), memory = min(runs, key=lambda run: run[0][0])
+    (total, timed, features, db), _ = min(runs, key=lambda run: run[0][0])
     memory = statistics.median(run[1] for run in runs)
     per_page = {label: seconds / len(pages) for label, seconds in timed.seconds.items()}
     reads = sum(value for label, value in per_page.items() if label.startswith("read"))
