@@ -24,6 +24,11 @@ enum {
 };
 static uint8_t bmp_class[0x10000];
 
+/* A bit for each notice marker's first two characters, hashed: is_notice compares markers only where one may start. */
+static uint64_t notice_starts[16];
+
+static inline unsigned pair_bit(Py_UCS4 first, Py_UCS4 second) { return (first * 31u + second) & 1023u; }
+
 static int in_list(const Py_UCS4 *list, int n, Py_UCS4 c) {
     for (int i = 0; i < n; i++)
         if (list[i] == c) return 1;
@@ -47,10 +52,9 @@ static int has_char(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 c) {
 }
 
 static inline int is_cjk(Py_UCS4 c) {
-    if (c < cjk_ranges[0][0]) return 0; /* the common case: ASCII and Latin */
-    for (int i = 0; i < N_CJK_RANGES; i++)
-        if (cjk_ranges[i][0] <= c && c <= cjk_ranges[i][1]) return 1;
-    return 0;
+    int cjk = 0; /* every range tested, no branch: pages mix CJK with ASCII, a branch per character mispredicts */
+    for (int i = 0; i < N_CJK_RANGES; i++) cjk |= c - cjk_ranges[i][0] <= cjk_ranges[i][1] - cjk_ranges[i][0];
+    return cjk;
 }
 
 /* Traditional -> simplified: 256-character pages, allocated only where the table has pairs. */
@@ -78,6 +82,11 @@ static int init_tables(void) {
     mark(delims_default_single, N_DELIMS_DEFAULT_SINGLE, C_DELIM);
     mark(delims_design_single, N_DELIMS_DESIGN_SINGLE, C_DELIM << 1);
     mark(delims_original_single, N_DELIMS_ORIGINAL_SINGLE, C_DELIM << 2);
+    const Py_UCS4 *marker = notice_chars; /* every marker has 2+ characters: setup.py checks */
+    for (int m = 0; m < N_NOTICE_MARKERS; marker += notice_lens[m++]) {
+        unsigned bit = pair_bit(marker[0], marker[1]);
+        notice_starts[bit >> 6] |= 1ULL << (bit & 63);
+    }
     for (int i = 0; i < N_T2S_PAIRS; i++) {
         Py_UCS4 from = t2s_pairs[i][0];
         Py_UCS4 **page = &t2s_pages[from >> 8];
