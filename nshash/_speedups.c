@@ -60,8 +60,8 @@ static PyObject *html_unescape; /* html.unescape, what text.strip_html calls on 
 static inline void offer(uint64_t *mins, uint64_t poly) {
     uint64_t value = mix64(poly);
     unsigned slot = (unsigned)(value >> SLOT_SHIFT);
-    uint64_t low = value & ((1ULL << SLOT_SHIFT) - 1);
-    if (low < mins[slot]) mins[slot] = low;
+    uint64_t low = value & ((1ULL << SLOT_SHIFT) - 1), held = mins[slot];
+    mins[slot] = low < held ? low : held; /* a select, not a branch: a new minimum is too rare to predict */
 }
 
 /* sketch_python over n code points of a given kind; returns the gram count. */
