@@ -172,7 +172,7 @@ def write_tables() -> None:
     out.append(f"#define NO_KEY {marks['NO_KEY']}ULL")
     markers = marks["NOTICE_MARKERS"]
     if not markers or any(len(marker) < 2 or marker != marker.lower() for marker in markers):
-        raise SystemExit("fingerprint.NOTICE_MARKERS: nshash/_sentences.h implements lower-case markers of 2+ characters")
+        raise SystemExit("fingerprint.NOTICE_MARKERS: the C (_sentences.h) takes lower-case markers of 2+ characters")
     out.append(c_codes("notice_chars", "".join(markers)))
     lengths = ", ".join(str(len(marker)) for marker in markers)
     out.append(f"static const int notice_lens[] = {{{lengths}}};\nenum {{ N_NOTICE_MARKERS = {len(markers)} }};")

@@ -6,7 +6,6 @@ tables (and its log of pending writes) directly; tests compare the two.
 
 from __future__ import annotations
 
-import functools
 from typing import Final
 
 from nshash._accel import speedups
@@ -38,9 +37,17 @@ def assign_native(view: StoreView, features: Features, options: Options) -> Matc
     return None if decided is None else Match(*decided)
 
 
-@functools.lru_cache(maxsize=16)
+#: The last options and their C tuple: an index passes the same Options object on every page,
+#: and hashing it (all its fields) for a cache took as long as the rest of this module's Python.
+_last_options: tuple[Options, tuple[int, int, int, float, float, bool, int]] | None = None
+
+
 def _c_options(options: Options) -> tuple[int, int, int, float, float, bool, int]:
-    return (
+    global _last_options
+    last = _last_options
+    if last is not None and last[0] is options:
+        return last[1]
+    values = (
         options.n,
         options.min_match,
         options.members,
@@ -49,3 +56,5 @@ def _c_options(options: Options) -> tuple[int, int, int, float, float, bool, int
         options.boilerplate,
         options.boilerplate_after,
     )
+    _last_options = (options, values)
+    return values

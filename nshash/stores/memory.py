@@ -286,9 +286,10 @@ class HashDBMemory(HashDB):
         only :meth:`put_many` does).  Call it inside :meth:`transaction`: a
         commit takes the pending tables away.
         """
-        if not CHECKING_TABLES or any(self._pending_deleted.values()):
+        # On every page's path: the common case (no deletion pending) is told by the dict being empty.
+        if not CHECKING_TABLES or (self._pending_deleted and any(self._pending_deleted.values())):
             return None
-        tables = tuple(self._tables[name] for name in names)
+        tables = tuple([self._tables[name] for name in names])
         if self._journal is None:
             return tables, None
         pending = []
