@@ -238,6 +238,8 @@ typedef struct {
     unsigned char *drop_sketched; /* per line: the drop that body was sketched without */
     int sketched;         /* body holds a sketch */
     member body;
+    int article_sketched; /* article holds the sketch without the known lines (frame.own_article) */
+    member article;
     Py_UCS4 *scratch;     /* length + 1 code points */
 } doc_text;
 
@@ -267,17 +269,37 @@ static double frame_free_score(const member *body, const member *page, const mem
     return (double)large >= BODY_SIZE_RATIO * (double)small && whole < score ? whole : score;
 }
 
-/* frame.body_sketch: the whole text without the lines t->drop marks, sketched into *body. */
-static void body_sketch(const doc_lines *d, doc_text *t, member *body) {
+/* frame.body_sketch: the whole text without the lines drop marks, sketched into *body. */
+static void body_sketch(const doc_lines *d, doc_text *t, const unsigned char *drop, member *body) {
     Py_ssize_t w = 0, start = 0;
     for (Py_ssize_t i = 0; i <= d->count; i++) {
         Py_ssize_t end = t->length;
         if (i < d->count) int_at(&t->ends, i, NULL, &end); /* read_text checked every end */
-        if (i == d->count || !t->drop[i])
+        if (i == d->count || !drop[i])
             for (Py_ssize_t r = start; r < end; r++) t->scratch[w++] = PyUnicode_READ(t->kind, t->data, r);
         start = end;
     }
     body->grams = sketch_of(PyUnicode_4BYTE_KIND, t->scratch, w, body->slots);
+}
+
+/* frame.own_article: the page without its known lines when its own lines (outside d->frame) are almost all
+ * known; NULL otherwise.  The known lines are the same for every candidate: sketched once. */
+static const member *own_article(const doc_lines *d, doc_text *t) {
+    Py_ssize_t own = 0, theirs = 0;
+    int framed = 0;
+    for (Py_ssize_t i = 0; i < d->count; i++) {
+        if (d->frame[i]) framed = 1;
+        else if (d->grams[i] > 0) {
+            own += d->grams[i];
+            if (t->known[i]) theirs += d->grams[i];
+        }
+    }
+    if (!framed || own == 0 || (double)theirs < OWN_KNOWN * (double)own) return NULL;
+    if (!t->article_sketched) {
+        body_sketch(d, t, t->known, &t->article);
+        t->article_sketched = 1;
+    }
+    return &t->article;
 }
 
 /* decide.verify_score: the document (its sketch in *doc) against count members; t->known: frame.known_lines. */
@@ -301,12 +323,13 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
     if (dropped && count > 0) {
         /* Candidates often leave out the same lines: one sketch serves them all. */
         if (!t->sketched || memcmp(t->drop, t->drop_sketched, (size_t)d->count) != 0) {
-            body_sketch(d, t, &t->body);
+            body_sketch(d, t, t->drop, &t->body);
             memcpy(t->drop_sketched, t->drop, (size_t)d->count);
             t->sketched = 1;
         }
         body = &t->body;
     }
+    const member *article = count > 0 ? own_article(d, t) : NULL;
     double best = 0.0;
     for (int m = 0; m < count; m++) {
         Py_ssize_t chrome = 0, known = 0;
@@ -321,6 +344,10 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
         if (body != NULL) {
             double rest = body_score(body, &members[m]);
             if (rest > score) score = rest;
+        }
+        if (article != NULL) {
+            double own = body_score(article, &members[m]);
+            if (own > score) score = own;
         }
         if (score > best) best = score;
     }
@@ -459,6 +486,7 @@ static int read_text(PyObject *whole, PyObject *ends, PyObject *known, const doc
     t->drop = t->known + n;
     t->drop_sketched = t->drop + n;
     t->sketched = 0;
+    t->article_sketched = 0;
     Py_ssize_t previous = 0;
     for (Py_ssize_t i = 0; i < d->count; i++) {
         Py_ssize_t end;

@@ -20,15 +20,13 @@ the same function and is tested against it).
    Reprints with other headers, footers, titles, truncation and edits pass;
    templated sibling pages and articles sharing a paragraph fail.
 4. **Join and merge.**  The document joins the verified candidate most of
-   its sentences lead to (the higher agreement breaks ties); another
-   verified candidate merges into it only when the two
-   clusters' own sketches also agree, by ``verify + MERGE_MARGIN``, so a
-   page that quotes two articles cannot chain them together.
+   its sentences lead to (the higher agreement breaks ties); another verified
+   candidate merges into it only when the two clusters' own sketches also agree,
+   by ``verify + MERGE_MARGIN``: a page quoting two articles does not chain them.
 5. **Evidence.**  Keys that proposed a candidate that failed verification are
-   evidence of boilerplate; keys that led to a verified one are content.
-   The page's lines are noted with the cluster they were seen in: a line two
-   clusters have is frame, and verification also compares the page without
-   the lines other clusters have (:func:`verify_score`).
+   evidence of boilerplate; keys that led to a verified one are content.  The
+   page's lines are noted with the cluster they were seen in: a line two clusters
+   have is frame, left out in a second comparison (:func:`verify_score`).
 """
 
 from __future__ import annotations
@@ -47,7 +45,7 @@ from nshash.boilerplate import (
 )
 from nshash.clusters import find_roots, merge
 from nshash.fingerprint import Features
-from nshash.frame import body_sketch, known_lines, shared_frame, surrounds
+from nshash.frame import body_sketch, known_lines, own_article, shared_frame, surrounds
 from nshash.match import Match
 from nshash.members import add_member, load_entries, members_at
 from nshash.native import assign_native
@@ -387,18 +385,18 @@ def trusted_containment(a: Sketch, b: Sketch, chrome: int, surrounded: bool = Fa
 def verify_score(features: Features, members: list[Member], known: Sequence[int] = ()) -> float:
     """How much the document and the closest of a cluster's members agree, their shared header and footer left out.
 
-    A line that is site frame against one member is frame against all: a
-    cookie notice or licence copied verbatim across sites sits inside the
-    frame of the page's own site, but in the middle of another site's page,
-    where no edge run finds it.  ``known``: the document's lines (indices)
-    that other clusters have (:func:`~nshash.frame.known_lines`); the page without them
-    and its frame is compared too (:func:`body_score`), and the higher score counts.
+    A line that is frame against one member is frame against all (a notice copied verbatim across
+    sites sits in the middle of another site's page, where no edge run finds it).  ``known``: the
+    document's lines that other clusters have (:func:`~nshash.frame.known_lines`); the page without
+    them and its frame, and without them alone when they are all it has of its own
+    (:func:`~nshash.frame.own_article`), is compared too (:func:`body_score`): the highest score counts.
     """
     keys, grams = features.line_keys, features.line_grams
     frame = shared_frame(features, members)
     around = surrounds(frame, grams)
     drop = frame.union(known)
     body = body_sketch(features, drop) if drop and members else None
+    article = own_article(features, frame, known) if members else None
     best = 0.0
     for member in members:
         chrome = lines_in(keys, grams, frame, member.lines)
@@ -407,6 +405,8 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
             if lines_in(keys, grams, frame.intersection(known), member.lines) >= KNOWN_FRAME * chrome:
                 score = frame_free_score(body, features.sketch, member.sketch, chrome, score)
             score = max(score, body_score(body, member.sketch))
+        if article is not None:
+            score = max(score, body_score(article, member.sketch))
         best = max(best, score)
     return best
 

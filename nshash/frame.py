@@ -8,6 +8,7 @@ them too, tested against these.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from nshash.boilerplate import UNSEEN
 from nshash.fingerprint import Features
@@ -36,6 +37,33 @@ def body_sketch(features: Features, drop: set[int]) -> Sketch:
         start = end
     parts.append(whole[start:])
     return sketch("".join(parts))
+
+
+#: When this share of a page's own lines (outside the frame it shares with a
+#: member, counted in grams) are lines other clusters have, they are its own
+#: site's frame, and what it "shares as frame" with the member is the article
+#: (:func:`own_article`).  Seen in zh copies on another site whose paragraphs,
+#: kept line for line, formed a run from the top that the member has, closed
+#: by a disclaimer both sites carry verbatim: the whole article was taken for a
+#: header and footer.  Measured on the 15 synthetic files of three seeds:
+#: recall up on 7 files (+0.1 to +0.26 points), down on one (-0.04), precision
+#: unchanged on all; seed 9001 and the real pages unchanged.
+OWN_KNOWN: Final = 0.9
+
+
+def own_article(features: Features, frame: set[int], known: Sequence[int]) -> Sketch | None:
+    """The page's sketch without the lines other clusters have, when its own lines are almost all such lines.
+
+    ``frame``: the lines it shares with a member as header and footer
+    (:func:`shared_frame`); ``known``: :func:`known_lines`.  ``None`` otherwise.
+    """
+    grams = features.line_grams
+    seen = set(known)
+    own = [grams[i] for i in range(len(grams)) if grams[i] > 0 and i not in frame]
+    theirs = sum(grams[i] for i in seen if grams[i] > 0 and i not in frame)
+    if not frame or not own or theirs < OWN_KNOWN * sum(own):
+        return None
+    return body_sketch(features, seen)
 
 
 def known_lines(lines: dict[int, int], candidates: Sequence[int]) -> list[int]:

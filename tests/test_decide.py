@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import nshash
 import nshash.decide
 import nshash.fingerprint
+import nshash.frame
 import nshash.members
 from nshash.boilerplate import BOILERPLATE, CONTENT
 from nshash.options import OPTIONS_VERSION, Options
@@ -301,6 +302,53 @@ def test_a_copy_that_is_most_of_a_run_from_the_bottom_joins_its_article(
     monkeypatch.setattr(nshash.sketch, "_FOOT_SHARE", 1.0)
     assert chrome_lines(doc.line_keys, doc.line_grams, told.lines, told.tail) == {count - 2, count - 1}
     assert verify_score(doc, [told]) < Options().verify
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_copy_whose_own_lines_are_its_sites_frame_joins_its_article(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The copy keeps the article line for line from its top, then its own site's footer (which
+    # that site's other pages have), then a disclaimer both sites carry verbatim.  The member
+    # has the article's lines and the disclaimer: the article was taken for a header, the
+    # disclaimer for a footer, and nothing was left to compare but the copy's own footer.
+    from nshash.stores.memory import HashDBMemory
+
+    rng = random.Random(41)
+    disclaimer = "Disclaimer: " + paragraph(rng, 2)
+    article = [paragraph(rng, 1) for _ in range(6)]
+    original = "\n".join(["The story", "Home | News | Tech | About | Contact", *article, paragraph(rng, 1), disclaimer])
+    footer = [paragraph(rng, 1) for _ in range(3)]
+    bodies = [[paragraph(rng, 2) for _ in range(4)] for _ in range(3)]
+    others = ["\n".join([f"Another story {i}", *body, *footer, disclaimer]) for i, body in enumerate(bodies)]
+    copy = "\n".join([*article, *footer, disclaimer])
+
+    def copy_joins() -> bool:
+        nsh = nshash.NSHash()
+        first = nsh.get_similar(original)
+        assert len({nsh.get_similar(other) for other in others} | {first}) == 4
+        joined = nsh.add(copy)
+        return joined.similar_id == first and joined.score >= Options().verify
+
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+    assert copy_joins()
+    if not native:  # and without the rule (in the Python verification) it stays apart
+        monkeypatch.setattr(nshash.decide, "speedups", None)
+        assert copy_joins()
+        monkeypatch.setattr(nshash.frame, "OWN_KNOWN", 2.0)
+        assert not copy_joins()
+
+
+def test_own_article_needs_the_pages_own_lines_known_elsewhere() -> None:
+    from nshash.frame import own_article
+
+    doc = _features("\n".join(paragraph(random.Random(i), 1) for i in range(5)))
+    frame = {0, 1, 2}  # lines 3 and 4 are the page's own
+    assert own_article(doc, frame, [3, 4]) is not None
+    assert own_article(doc, frame, [3]) is None  # line 4, its own, is seen nowhere else
+    assert own_article(doc, set(), [3, 4]) is None  # no frame shared with the member: nothing to take back
+    assert own_article(doc, frame, [3, 4]) == sketch(doc.whole[: doc.line_ends[2]])
 
 
 def test_a_footer_above_another_articles_title_is_still_a_footer() -> None:
