@@ -257,13 +257,16 @@ static PyObject *new_array(const char *typecode, Py_ssize_t count, Py_buffer *vi
     return array;
 }
 
-/* A new array(typecode) holding count items of size bytes from values; NULL with an exception set on failure. */
-static PyObject *array_of(const char *typecode, const void *values, Py_ssize_t count, Py_ssize_t size) {
+/* A new array(typecode) of count items (4 or 8 bytes, as size says) from values, each cast; NULL on failure. */
+static PyObject *array_of(const char *typecode, int size, const int64_t *values, Py_ssize_t count) {
     Py_buffer view;
     PyObject *array = new_array(typecode, count, &view);
     if (array == NULL) return NULL;
     int fits = view.itemsize == size;
-    if (fits) memcpy(view.buf, values, (size_t)(count * size));
+    for (Py_ssize_t i = 0; fits && i < count; i++) {
+        if (size == 8) ((int64_t *)view.buf)[i] = values[i];
+        else ((uint32_t *)view.buf)[i] = (uint32_t)values[i];
+    }
     PyBuffer_Release(&view);
     if (!fits) {
         PyErr_SetString(PyExc_SystemError, "array('I') does not hold 32 bits on this platform");
@@ -283,7 +286,7 @@ static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **ke
                      unsigned char **keyed) {
     Py_ssize_t text_lines = 2; /* one more than the lines read: a last empty one */
     for (Py_ssize_t i = 0; i < n; i++) text_lines += s[i] == '\n';
-    uint32_t *line_key = PyMem_RawMalloc((size_t)text_lines * sizeof(uint32_t));
+    int64_t *line_key = PyMem_RawMalloc((size_t)text_lines * sizeof(int64_t));
     int64_t *line_gram = PyMem_RawMalloc((size_t)text_lines * sizeof(int64_t));
     *keyed = PyMem_RawCalloc((size_t)text_lines, 1);
     int failed = line_key == NULL || line_gram == NULL || *keyed == NULL;
@@ -309,17 +312,15 @@ static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **ke
         if (chars == 0) continue;
         Py_ssize_t gram_count = chars - GRAM + 1 > 0 ? chars - GRAM + 1 : 0;
         most = gram_count > most ? gram_count : most;
-        line_key[line] = (uint32_t)(fingerprint64(o, (size_t)(p - o)) & 0xFFFFFFFFULL);
+        line_key[line] = (int64_t)(fingerprint64(o, (size_t)(p - o)) & 0xFFFFFFFFULL);
         line_gram[line] = (int64_t)gram_count;
         (*keyed)[text_line] = 1;
         line++;
     }
     if (!failed) {
         int wide = most > (Py_ssize_t)UINT32_MAX;
-        if (!wide) /* narrowed in place: each 4-byte item is written after the 8-byte ones it reads */
-            for (Py_ssize_t i = 0; i < line; i++) ((uint32_t *)line_gram)[i] = (uint32_t)line_gram[i];
-        *keys = array_of("I", line_key, line, 4);
-        *grams = *keys == NULL ? NULL : array_of(wide ? "q" : "I", line_gram, line, wide ? 8 : 4);
+        *keys = array_of("I", 4, line_key, line);
+        *grams = *keys == NULL ? NULL : array_of(wide ? "q" : "I", wide ? 8 : 4, line_gram, line);
         failed = *grams == NULL;
         if (failed) Py_CLEAR(*keys);
     }
