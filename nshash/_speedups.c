@@ -21,6 +21,8 @@
  *   assign(tables, pending, features, options, allocate_id) -> (similar_id, is_new, score, matched) | None
  *       nshash.decide.assign on the memory store's C tables, in one call
  *       (_assign.h); None for the rare turns Python takes.
+ *   similar(text, features_args, tables, pending, options, allocate_id) -> (match, features)
+ *       features then assign, one call a page (nshash.native.similar_native).
  *   Blocks: a Table keeping each cluster member's sketch words together, the
  *       memory store's `sketch` table (_blocks.h).
  *   Table: unsigned 64-bit keys -> signed 64-bit values in flat arrays, the
@@ -264,6 +266,45 @@ done:
     return result;
 }
 
+/*
+ * similar(text, features_args, tables, pending, options, allocate_id) -> (match, features):
+ * features(text, *features_args), then assign(tables, pending, the features,
+ * options, allocate_id).  match: assign's tuple (features None); when assign
+ * hands the page back, (None, the Features-shaped tuple) for the Python
+ * decision; (None, None) when the C features hand it back.
+ */
+static PyObject *similar(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6 || !PyTuple_Check(args[1]) || PyTuple_GET_SIZE(args[1]) != 8) {
+        PyErr_SetString(PyExc_TypeError,
+                        "similar(text, features_args, tables, pending, options, allocate_id): features_args is "
+                        "features()'s 8 ints");
+        return NULL;
+    }
+    PyObject *feature_args[9] = {args[0]};
+    for (int i = 0; i < 8; i++) feature_args[i + 1] = PyTuple_GET_ITEM(args[1], i);
+    PyObject *found = features(self, feature_args, 9);
+    if (found == NULL) return NULL;
+    if (found == Py_None) {
+        Py_DECREF(found);
+        return Py_BuildValue("(OO)", Py_None, Py_None);
+    }
+    /* (keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends) -> Features' shape */
+    PyObject *item[9];
+    for (int i = 0; i < 9; i++) item[i] = PyTuple_GET_ITEM(found, i);
+    PyObject *shaped = Py_BuildValue("(OOO(OO)OOOO)", item[0], item[1], item[2], item[3], item[4], item[5], item[6],
+                                     item[7], item[8]);
+    Py_DECREF(found);
+    if (shaped == NULL) return NULL;
+    PyObject *assign_args[5] = {args[2], args[3], shaped, args[4], args[5]};
+    PyObject *match = assign(self, assign_args, 5);
+    PyObject *result = NULL;
+    if (match != NULL)
+        result = match == Py_None ? PyTuple_Pack(2, Py_None, shaped) : PyTuple_Pack(2, match, Py_None);
+    Py_XDECREF(match);
+    Py_DECREF(shaped);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"sketch", sketch, METH_O, "sketch(text) -> (grams, slots): nshash.sketch.sketch_python in C."},
     {"features", (PyCFunction)(void (*)(void))features, METH_FASTCALL,
@@ -279,6 +320,9 @@ static PyMethodDef methods[] = {
     {"assign", (PyCFunction)(void (*)(void))assign, METH_FASTCALL,
      "assign(tables, pending, features, options, allocate_id) -> (similar_id, is_new, score, matched) | None: "
      "nshash.decide.assign on the memory store's tables (None: Python decides this document)."},
+    {"similar", (PyCFunction)(void (*)(void))similar, METH_FASTCALL,
+     "similar(text, features_args, tables, pending, options, allocate_id) -> (match, features): features and "
+     "assign in one call (match None: Python decides, with features unless they are None too)."},
     {"tables", tables, METH_NOARGS, "tables() -> dict: the tables the C took from nshash.text and nshash.fingerprint."},
     {NULL, NULL, 0, NULL},
 };

@@ -115,6 +115,11 @@ class Fingerprinter:
                 *(options.n + options.extra, options.min_len, options.anchor, options.anchor_latin),
             )
 
+    @property
+    def c_features_args(self) -> tuple[int, ...] | None:
+        """What the C accelerator's ``features`` takes after the text; ``None`` when only Python computes features."""
+        return self._c_args if speedups is not None else None
+
     def clean(self, text: str) -> str:
         """The page's text as it is split: markup, chrome and wrapping removed, folded."""
         opts = self.options

@@ -145,8 +145,7 @@ class Index:
             DocumentTypeError: ``doc`` is not ``str``/``bytes`` (a ``TypeError``).
             DocumentDecodeError: invalid UTF-8 bytes (a ``ValueError``).
         """
-        features = self._features(coerce_document(doc, self.errors))
-        return self.store.transaction(lambda view: self._assign(view, features))
+        return self._similar(coerce_document(doc, self.errors))
 
     def add(self, doc: str | bytes, key: str | bytes | int | None = None) -> Match:
         """Add ``doc`` (like :meth:`get_similar`) and say what was decided.
@@ -318,3 +317,8 @@ class Index:
 
     def _assign(self, view: StoreView, features: Any) -> int:
         return self._decide(view, features).similar_id
+
+    def _similar(self, text: str) -> int:
+        """:meth:`get_similar` of a decoded document: its features, then its cluster in one transaction."""
+        features = self._features(text)
+        return self.store.transaction(lambda view: self._assign(view, features))

@@ -2,6 +2,7 @@
 
 The C implements :func:`nshash.decide.assign_python` and writes the store's
 tables (and its log of pending writes) directly; tests compare the two.
+:func:`similar_native` computes the features in the same call.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from nshash.fingerprint import Features
 from nshash.match import Match
 from nshash.members import SKETCH
 from nshash.options import Options
+from nshash.sketch import Sketch
 from nshash.stores.view import StoreView
 
 #: The tables the decision reads and writes, in the order the C's ``assign`` takes them.
@@ -35,6 +37,32 @@ def assign_native(view: StoreView, features: Features, options: Options) -> Matc
         return None
     decided = speedups.assign(*tables, features, _c_options(options), view.allocate_id)
     return None if decided is None else Match(*decided)
+
+
+def similar_native(
+    view: StoreView, text: str, feature_args: tuple[int, ...], options: Options
+) -> Match | Features | None:
+    """A document's features and decision in one C call, when ``view`` lends its C tables.
+
+    ``feature_args``: what :meth:`~nshash.fingerprint.Fingerprinter.features`
+    passes the C.  The :class:`~nshash.Match`; or, for the rare turns the C
+    decision hands back (nothing written), the :class:`~nshash.fingerprint.Features`
+    for :func:`~nshash.decide.assign_python`; ``None`` when the C cannot take
+    the page (no C tables, or features only Python computes).
+    """
+    native = getattr(view, "native_tables", None)
+    if native is None or speedups is None:
+        return None
+    tables = native(TABLES)
+    if tables is None:
+        return None
+    match, found = speedups.similar(text, feature_args, *tables, _c_options(options), view.allocate_id)
+    if match is not None:
+        return Match(*match)
+    if found is None:
+        return None
+    keys, positions, doc_key, (grams, slots), line_keys, line_grams, whole, line_ends = found
+    return Features(keys, positions, doc_key, Sketch(grams, slots), line_keys, line_grams, whole, line_ends)
 
 
 #: The last options and their C tuple: an index passes the same Options object on every page,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ class Counting:
 
     def __init__(self) -> None:
         self.decided = self.handed_back = self.site_body_checks = self.cross_site_failures = 0
+        self.one_call: Counter[str] = Counter()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(speedups, name)
@@ -32,6 +34,11 @@ class Counting:
             self.handed_back += 1
         else:
             self.decided += 1
+        return out
+
+    def similar(self, *args: Any) -> Any:
+        match, features = out = speedups.similar(*args)
+        self.one_call["decided" if match is not None else "features" if features is not None else "none"] += 1
         return out
 
 
@@ -84,6 +91,42 @@ def test_c_assign_decides_and_writes_what_python_does(
     assert c[3].handed_back > 0
 
 
+#: A page the C features hand back (a tag name followed by a letter re.IGNORECASE takes for "s").
+PYTHON_FEATURES_PAGE = "<script\u017f>x</script>A first sentence that is long enough to key. And a second one, as long."
+
+
+@pytest.mark.parametrize("docs", [popular_copies, hard_corpus], ids=["popular-story copies", "hard corpus"])
+def test_get_similar_in_one_c_call_gives_the_ids_and_tables_of_two_steps(
+    docs: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nshash.index import Index
+
+    texts = [*docs(), PYTHON_FEATURES_PAGE, PYTHON_FEATURES_PAGE]
+    assert speedups.features(PYTHON_FEATURES_PAGE, *nshash.NSHash().fingerprinter.c_features_args) is None
+    results = []
+    for one_call in (True, False):
+        counting = Counting()
+        monkeypatch.setattr(nshash.native, "speedups", counting)
+        store = HashDBMemory(tmp_path / f"{one_call}.hashdb.pkl", log_interval=3600)
+        nsh = nshash.NSHash(hashdb=store)
+        # Two steps: the features, then the decision in a transaction (what every other store runs).
+        feed = [*texts, *texts[:40]]
+        ids = [nsh.get_similar(doc) for doc in feed] if one_call else [Index._similar(nsh, doc) for doc in feed]
+        tables = {name: sorted(store._tables[name].items()) for name in TABLES}
+        pending = {name: sorted(store._pending[name].items()) for name in TABLES if name in store._pending}
+        store.close()
+        results.append((ids, tables, pending, counting))
+    (ids, tables, pending, counting), (two_ids, two_tables, two_pending, two_counting) = results
+    assert ids == two_ids and tables == two_tables and pending == two_pending
+    # Every page went through the one call: most decided there, the rare turns handed back with
+    # their features, the page the C features cannot reproduce with none (and then its Python
+    # features decided by the C decision alone).
+    assert sum(counting.one_call.values()) == len(ids)
+    assert counting.one_call["decided"] >= 0.8 * len(ids) and counting.one_call["features"] > 0
+    assert counting.one_call["none"] == counting.decided == 2
+    assert not two_counting.one_call and two_counting.decided > 0
+
+
 def test_after_a_deletion_the_memory_store_leaves_the_decision_to_python(tmp_path: Path) -> None:
     with HashDBMemory(tmp_path / "d.hashdb.pkl", log_interval=3600) as store:
         tables, pending = store.native_tables(TABLES)
@@ -122,6 +165,18 @@ OPTIONS = (5, 1, 3, 0.7, 0.5, True, 2)
 def test_c_assign_refuses_bad_arguments(args: tuple[object, ...], error: type[Exception]) -> None:
     with pytest.raises(error):
         speedups.assign(*args)
+
+
+def test_the_one_call_refuses_bad_arguments() -> None:
+    args = nshash.NSHash().fingerprinter.c_features_args
+    with pytest.raises(TypeError):
+        speedups.similar("text", args[:4], store_tables(), None, OPTIONS, int)  # not features()'s 8 ints
+    with pytest.raises(TypeError):
+        speedups.similar("text", args, store_tables(), None, OPTIONS)  # no allocate_id
+    with pytest.raises(TypeError):
+        speedups.similar(b"text", args, store_tables(), None, OPTIONS, int)  # not a str
+    with pytest.raises(TypeError):
+        speedups.similar("A long first sentence here. And a second.", args, store_tables()[:4], None, OPTIONS, int)
 
 
 def test_c_assign_leaves_an_empty_page_to_python() -> None:
