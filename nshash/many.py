@@ -105,20 +105,22 @@ def get_similar_many(
     if progress:
         _tqdm()  # fail now, not after the first chunk, when tqdm is missing
     total = len(docs) if isinstance(docs, Sized) else None
+    decide: Callable[[Any], int]
     if workers == 1 or index.cheap_fingerprints:
-        fingerprint = partial(_fingerprint, index._features, index.errors)
-        batches = _serial(fingerprint, _chunks(docs, chunk_size))
+        # Each text keyed and decided at once, as get_similar does (NSHash on the memory store: one C call).
+        batches = _serial(partial(_fingerprint, _text, index.errors), _chunks(docs, chunk_size))
+        decide = index._similar
     else:
         batches = _in_workers(
             partial(_fingerprint, index.fingerprinter.features, index.errors), docs, chunk_size, workers
         )
-    assign, transaction = index._assign, index.store.transaction
+        decide = partial(_assign_in, index.store.transaction, index._assign)
     raw: list[int] = []
     bar = None
     try:
         for batch in batches:
-            for features in batch:
-                raw.append(transaction(partial(_assign_one, assign, features)))
+            for item in batch:
+                raw.append(decide(item))
             _add_counts(index.store, len(batch), max(raw[-len(batch) :], default=0))
             if progress:
                 bar = bar or _tqdm()(total=total, unit="doc", file=sys.stderr, dynamic_ncols=True)
@@ -141,8 +143,17 @@ def document_counts(store: HashDB) -> dict[str, int] | None:
 # -- one process ----------------------------------------------------------------------------
 
 
+def _assign_in(transaction: Callable[[Callable[[StoreView], int]], int], assign: Any, features: Any) -> int:
+    return transaction(partial(_assign_one, assign, features))
+
+
 def _assign_one(assign: Callable[[Any, Any], int], features: Any, view: StoreView) -> int:
     return assign(view, features)
+
+
+def _text(text: str) -> str:
+    """What the serial path keeps of a document: its decoded text (keyed and decided together)."""
+    return text
 
 
 def _fingerprint(features_of: Callable[[str], Any], errors: str, docs: Sequence[Any], offset: int) -> Batch:
