@@ -7,7 +7,7 @@ tables (and its log of pending writes) directly; tests compare the two.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from nshash._accel import speedups
 from nshash.boilerplate import FP, LINE, STAT
@@ -29,11 +29,7 @@ def assign_native(view: StoreView, features: Features, options: Options) -> Matc
     The C hands back the rare turns before it writes anything: an empty page,
     two clusters to merge.
     """
-    native = getattr(view, "native_tables", None)
-    if native is None or speedups is None:
-        return None
-    tables = native(TABLES)
-    if tables is None:
+    if speedups is None or (tables := _lent_tables(view)) is None:
         return None
     decided = speedups.assign(*tables, features, _c_options(options), view.allocate_id)
     return None if decided is None else Match(*decided)
@@ -50,11 +46,7 @@ def similar_native(
     for :func:`~nshash.decide.assign_python`; ``None`` when the C cannot take
     the page (no C tables, or features only Python computes).
     """
-    native = getattr(view, "native_tables", None)
-    if native is None or speedups is None:
-        return None
-    tables = native(TABLES)
-    if tables is None:
+    if speedups is None or (tables := _lent_tables(view)) is None:
         return None
     match, found = speedups.similar(text, feature_args, *tables, _c_options(options), view.allocate_id)
     if match is not None:
@@ -63,6 +55,12 @@ def similar_native(
         return None
     keys, positions, doc_key, (grams, slots), line_keys, line_grams, whole, line_ends = found
     return Features(keys, positions, doc_key, Sketch(grams, slots), line_keys, line_grams, whole, line_ends)
+
+
+def _lent_tables(view: StoreView) -> tuple[Any, Any] | None:
+    """The C tables :data:`TABLES` and their log of pending writes, when ``view`` lends them (``native_tables``)."""
+    native = getattr(view, "native_tables", None)
+    return None if native is None else native(TABLES)
 
 
 #: The last options and their C tuple: an index passes the same Options object on every page,
