@@ -158,6 +158,7 @@ def write_tables() -> None:
     spaced, bare = separator_classes(text["_SEPARATOR_RE"])
     out += [c_codes("sep_spaced", spaced), c_codes("sep_bare", bare)]
     out.append(c_codes("sentence_ends", sorted(text["_SENTENCE_ENDS"])))
+    out.append(c_codes("closers", sorted(text["_CLOSERS"])))
     entities = text["_COMMON_ENTITIES"]
     for entity, char in entities:
         # One pass equals the replacements in turn when no replacement makes or breaks another entity.

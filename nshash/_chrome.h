@@ -51,8 +51,15 @@ static Py_ssize_t weight(const Py_UCS4 *s, Py_ssize_t n) {
     return w;
 }
 
+/* text._ends_sentence on s[start:start + len] (len >= 1): a sentence end, or a closing bracket right after one. */
+static inline int ends_at(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t len) {
+    Py_UCS4 last = s[start + len - 1];
+    if (char_class(last) & C_SENT_END) return 1;
+    return len > 1 && in_list(closers, N_CLOSERS, last) && (char_class(s[start + len - 2]) & C_SENT_END);
+}
+
 static inline int ends_sentence(const Py_UCS4 *s, const chrome_line *line) {
-    return (char_class(s[line->start + line->len - 1]) & C_SENT_END) != 0;
+    return ends_at(s, line->start, line->len);
 }
 
 /* text._continues(line, following): whether a wrapped sentence goes on in the next line. */
@@ -76,10 +83,6 @@ typedef struct {
 } line_sizes;
 
 static inline unsigned char capped(Py_ssize_t seps) { return (unsigned char)(seps < 255 ? seps : 255); }
-
-static inline int ends_at(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t len) {
-    return (char_class(s[start + len - 1]) & C_SENT_END) != 0;
-}
 
 /* drop_chrome on a whole page: short lines, menus and link lists (not wrapped paragraphs) go. */
 static void without_chrome(const Py_UCS4 *s, const line_sizes *lines, unsigned char *keep, Py_ssize_t count) {

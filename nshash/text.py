@@ -278,6 +278,15 @@ CHROME_KEEP: Final = 0.2
 _SEPARATOR_RE: Final = re.compile(r"\s[|·•»›>/\\-]\s|[|｜·•»›]")
 # Closing brackets are not sentence ends: link titles end with "(2)".
 _SENTENCE_ENDS: Final = frozenset(".!?。！？…\"”’'」』;；:：")
+#: ... unless right after one: "(Contributed by A. Writer in bpo-42308.)" ends its
+#: sentence, and a page of such paragraphs is not a link list.
+_CLOSERS: Final = frozenset(")]）】")
+
+
+def _ends_sentence(line: str) -> bool:
+    """Whether a (non-empty) line ends a sentence: its last character ends one, or closes a bracket right after one."""
+    last = line[-1]
+    return last in _SENTENCE_ENDS or (last in _CLOSERS and len(line) > 1 and line[-2] in _SENTENCE_ENDS)
 
 
 def _weight(line: str) -> int:
@@ -289,7 +298,7 @@ def _weight(line: str) -> int:
 
 def _continues(line: str, weight: int, separators: int, following: str, following_separators: int) -> bool:
     """Whether ``line`` (of that weight and separator count) was wrapped and its sentence goes on in ``following``."""
-    if line[-1] in _SENTENCE_ENDS or weight < WRAP_MIN or separators >= 2:
+    if _ends_sentence(line) or weight < WRAP_MIN or separators >= 2:
         return False  # a sentence's end, a short line, or a menu
     if following_separators >= 2:
         return False  # a menu follows a title
@@ -395,7 +404,7 @@ def drop_chrome(text: str) -> str:
         keep.append(long)
         total += weight
         kept += weight if long else 0
-        if line[-1] in _SENTENCE_ENDS:
+        if _ends_sentence(line):
             if run >= CHROME_RUN and not run_wrapped:
                 keep[-1 - run : -1] = bytes(run)
                 kept -= run_kept

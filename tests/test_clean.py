@@ -57,6 +57,24 @@ def test_short_pages_keep_their_lines_but_lose_a_bottom_link_list() -> None:
     assert drop_chrome("\n".join(lines[:2])).split("\n") == lines[:2]
 
 
+def test_paragraphs_closing_a_bracket_after_their_sentence_end_are_not_a_link_list() -> None:
+    # "(Contributed by A. Writer in bpo-1.)": every paragraph of a changelog page ends so.  Taken
+    # for a link list at the bottom, the whole article went, and what was left of such pages (the
+    # site's title, menu and cookie notice) made one cluster of a site's articles.
+    article = [f"Add feature {i} to the module, with options. (Contributed by A. Writer in bpo-{i}.)" for i in range(5)]
+    lines = ["A title", "A notice of the site that ends.", *article]
+    assert drop_chrome("\n".join(lines)).split("\n") == lines
+    links = ["Related", "Identifying the Disks (2)", "Handling Problems (3)", "Design improvements (4)"]
+    assert drop_chrome("\n".join(lines + links)).split("\n") == lines  # a title's "(2)" ends no sentence
+    zh = [f"新增第{i}项功能，并附带选项的说明。（由某位作者贡献。）" for i in range(4)]
+    assert drop_chrome("\n".join(["标题", "网站的声明到此结束。", *zh])).split("\n")[2:] == zh
+    fingerprinter = Fingerprinter(Options())
+    page = "\n".join(lines + links)
+    features = fingerprinter.features(page)  # the C's, when it is built
+    assert features == fingerprinter.features_python(page)
+    assert "contributedbyawriterinbpo-4" in features.whole
+
+
 def test_hard_wrapped_lines_are_joined_but_menus_are_not() -> None:
     wrapped = "The sentence goes on past the edge of the column and\nends on the next line."
     assert drop_chrome(wrapped) == "The sentence goes on past the edge of the column and ends on the next line."

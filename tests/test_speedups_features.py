@@ -82,6 +82,7 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert tables["sep_spaced"] == re.sub(r"\\(.)", r"\1", spaced)
     assert tables["sep_bare"] == bare
     assert set(tables["SENTENCE_ENDS"]) == text._SENTENCE_ENDS
+    assert set(tables["CLOSERS"]) == text._CLOSERS
     assert tuple(zip(tables["entity_names"], tables["entity_chars"])) == text._COMMON_ENTITIES
     for name in ("CHROME_MIN_LINES", "CHROME_SHORT", "CHROME_SEGMENTS", "CHROME_RUN", "WRAP_MIN", "CHROME_KEEP"):
         assert tables[name] == getattr(text, name), name
@@ -149,6 +150,7 @@ _TOKENS = [
     *text.NOISE,
     *{d for delims in text._DELIMS.values() for d in delims},
     *sorted(text._SENTENCE_ENDS),
+    *sorted(text._CLOSERS),
     *"中文字句話們這說为",
     *map(chr, _TRADITIONAL),
     *(chr(text.t2s_table()[c]) for c in _TRADITIONAL[:20]),
