@@ -123,8 +123,8 @@ class NSHash(Compat07, Index):
         return assign(view, features, self.opts)
 
     def _similar(self, text: str) -> int:
-        # The default path, one C call a page (features and decision) on a store that lends
-        # its C tables: the Python between the two calls was a seventh of a page's time.
+        # The default path, one C call a page (features and decision) on a store that lends its
+        # C tables; measured interleaved, 0.2-2 us a page less than the features and the decision apart.
         args = self.fingerprinter.c_features_args
         if args is None or getattr(self.store, "native_tables", None) is None:
             return super()._similar(text)
