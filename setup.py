@@ -35,7 +35,15 @@ VERIFY = {
     "boilerplate": ("UNSEEN", "BOILERPLATE", "CONTENT", "SHARED_LINE", "LINE_LIMIT"),
     "frame": ("OWN_KNOWN",),
 }
-CHROME = ("CHROME_MIN_LINES", "CHROME_SHORT", "CHROME_SEGMENTS", "CHROME_RUN", "WRAP_MIN", "CHROME_KEEP")
+CHROME = (
+    "CHROME_MIN_LINES",
+    "CHROME_SHORT",
+    "CHROME_SEGMENTS",
+    "CHROME_RUN",
+    "WRAP_MIN",
+    "CHROME_KEEP",
+    "CHROME_PROSE",
+)
 
 
 def module_values(name: str) -> dict[str, Any]:

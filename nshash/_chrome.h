@@ -58,6 +58,22 @@ static inline int ends_at(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t len) {
     return len > 1 && in_list(closers, N_CLOSERS, last) && (char_class(s[start + len - 2]) & C_SENT_END);
 }
 
+/* text._INNER_END_RE's matches in s[start:start + len]: [.!?] before whitespace, and 。！？. */
+static Py_ssize_t inner_ends(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t len) {
+    Py_ssize_t count = 0, end = start + len;
+    for (Py_ssize_t i = start; i < end; i++) {
+        Py_UCS4 c = s[i];
+        if (c == 0x3002 || c == 0xFF01 || c == 0xFF1F) count++;
+        else if ((c == '.' || c == '!' || c == '?') && i + 1 < end && Py_UNICODE_ISSPACE(s[i + 1])) count++;
+    }
+    return count;
+}
+
+/* Whether a line closes a run of lines without a sentence end (drop_chrome): it ends a sentence, or is prose. */
+static inline int closes_run(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t len) {
+    return ends_at(s, start, len) || inner_ends(s, start, len) >= CHROME_PROSE;
+}
+
 static inline int ends_sentence(const Py_UCS4 *s, const chrome_line *line) {
     return ends_at(s, line->start, line->len);
 }
@@ -92,7 +108,7 @@ static void without_chrome(const Py_UCS4 *s, const line_sizes *lines, unsigned c
     Py_ssize_t start = 0, at = 0; /* at: where line start begins */
     while (start < count) {
         Py_ssize_t end = start, end_at = at;
-        while (end < count && !ends_at(s, end_at, lens[end])) end_at += lens[end++] + 1;
+        while (end < count && !closes_run(s, end_at, lens[end])) end_at += lens[end++] + 1;
         if (end - start >= CHROME_RUN) {
             int wrapped = end < count;
             for (Py_ssize_t i = start; wrapped && i < end; i++) wrapped = lines->weights[i] >= WRAP_MIN;
@@ -108,7 +124,7 @@ static void without_chrome(const Py_UCS4 *s, const line_sizes *lines, unsigned c
 static void without_edge_lists(const Py_UCS4 *s, Py_ssize_t w, const Py_ssize_t *lens, unsigned char *keep,
                                Py_ssize_t count) {
     Py_ssize_t end = count, end_at = w; /* end_at: one past the last character of line end - 1 */
-    while (end > 0 && !ends_at(s, end_at - lens[end - 1], lens[end - 1])) end_at -= lens[--end] + 1;
+    while (end > 0 && !closes_run(s, end_at - lens[end - 1], lens[end - 1])) end_at -= lens[--end] + 1;
     for (Py_ssize_t i = 0; i < count; i++) keep[i] = count - end < CHROME_RUN || i < end;
 }
 

@@ -274,6 +274,10 @@ CHROME_RUN: Final = 3
 WRAP_MIN: Final = 40
 #: What is kept must be at least this share of the page (weighted), or the page is kept whole.
 CHROME_KEEP: Final = 0.2
+#: A line holding this many sentence ends inside (paragraphs joined into one line) is prose,
+#: never a link title: it closes a run as a sentence end does.
+CHROME_PROSE: Final = 3
+_INNER_END_RE: Final = re.compile(r"[.!?](?=\s)|[。！？]")
 
 _SEPARATOR_RE: Final = re.compile(r"\s[|·•»›>/\\-]\s|[|｜·•»›]")
 # Closing brackets are not sentence ends: link titles end with "(2)".
@@ -404,7 +408,7 @@ def drop_chrome(text: str) -> str:
         keep.append(long)
         total += weight
         kept += weight if long else 0
-        if _ends_sentence(line):
+        if _ends_sentence(line) or len(_INNER_END_RE.findall(line)) >= CHROME_PROSE:
             if run >= CHROME_RUN and not run_wrapped:
                 keep[-1 - run : -1] = bytes(run)
                 kept -= run_kept

@@ -75,6 +75,24 @@ def test_paragraphs_closing_a_bracket_after_their_sentence_end_are_not_a_link_li
     assert "contributedbyawriterinbpo-4" in features.whole
 
 
+def test_paragraphs_joined_into_one_line_are_not_a_link_title() -> None:
+    # A copy that lost its paragraph breaks is one long line; when its last sentence has no end
+    # (a truncated copy, code at the end), it and the footer below it were a bottom "link list",
+    # and what was left of the page (its site's title, menu and cookie notice) joined the site's
+    # other articles.  Sentence ends inside a line make it prose.
+    body = " ".join(f"Sentence {i} of the article says something. It goes on!" for i in range(4)) + " and then"
+    footer = ["Previous article: Another title", "Contact us: editor@example.org", "© 2021 Example Media"]
+    lines = ["A title", "Home > News > Article", "A cookie notice of the site that ends.", body, *footer]
+    assert drop_chrome("\n".join(lines)).split("\n") == lines[:4]
+    headlines = "Title one | Title two and three · Title four · Title five " * 3
+    assert drop_chrome("\n".join([*lines[:3], headlines, *footer])).split("\n") == lines[:3]
+    zh = "第一句话说了一件事。第二句话接着说！第三句话问了一个问题？然后没有结束"
+    assert drop_chrome("\n".join(["标题", "网站的声明到此结束。", zh, *footer])).split("\n")[2:] == [zh]
+    fingerprinter = Fingerprinter(Options())
+    page = "\n".join(lines)
+    assert fingerprinter.features(page) == fingerprinter.features_python(page)  # the C's, when it is built
+
+
 def test_hard_wrapped_lines_are_joined_but_menus_are_not() -> None:
     wrapped = "The sentence goes on past the edge of the column and\nends on the next line."
     assert drop_chrome(wrapped) == "The sentence goes on past the edge of the column and ends on the next line."

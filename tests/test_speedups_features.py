@@ -84,7 +84,15 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert set(tables["SENTENCE_ENDS"]) == text._SENTENCE_ENDS
     assert set(tables["CLOSERS"]) == text._CLOSERS
     assert tuple(zip(tables["entity_names"], tables["entity_chars"])) == text._COMMON_ENTITIES
-    for name in ("CHROME_MIN_LINES", "CHROME_SHORT", "CHROME_SEGMENTS", "CHROME_RUN", "WRAP_MIN", "CHROME_KEEP"):
+    for name in (
+        "CHROME_MIN_LINES",
+        "CHROME_SHORT",
+        "CHROME_SEGMENTS",
+        "CHROME_RUN",
+        "WRAP_MIN",
+        "CHROME_KEEP",
+        "CHROME_PROSE",
+    ):
         assert tables[name] == getattr(text, name), name
     assert tables["TAIL_MARK"] == fingerprint._TAIL_MARK.encode()
     assert tables["LINE_MARK"] == fingerprint._LINE_MARK.encode()
@@ -117,6 +125,7 @@ def test_the_regular_expressions_are_the_ones_the_c_follows() -> None:
     assert text._ENTITY_RE.pattern == r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]*);?"
     assert text._LINE_RE.pattern == r"[^\n]+"
     assert text._CJK_DOT_RE.pattern == f"(?<=[{text._CJK_CLASS}])\\."
+    assert text._INNER_END_RE.pattern == r"[.!?](?=\s)|[。！？]"  # _chrome.h's inner_ends
 
 
 # -- FarmHash --------------------------------------------------------------------------------
