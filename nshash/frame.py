@@ -58,11 +58,13 @@ def own_article(features: Features, frame: set[int], known: Sequence[int]) -> Sk
     ``frame``: the lines it shares with a member as header and footer
     (:func:`shared_frame`); ``known``: :func:`known_lines`.  ``None`` otherwise.
     """
+    if not frame or not known:  # most verifications: nothing to take back, nothing to count
+        return None
     grams = features.line_grams
     seen = set(known)
-    own = [grams[i] for i in range(len(grams)) if grams[i] > 0 and i not in frame]
+    own = sum(grams[i] for i in range(len(grams)) if grams[i] > 0 and i not in frame)
     theirs = sum(grams[i] for i in seen if grams[i] > 0 and i not in frame)
-    if not frame or not own or theirs < OWN_KNOWN * sum(own):
+    if not own or theirs < OWN_KNOWN * own:
         return None
     return body_sketch(features, seen)
 
