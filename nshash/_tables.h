@@ -147,7 +147,8 @@ static PyObject *tables(PyObject *self, PyObject *unused) {
     }
     PyObject *entities = names_tuple(entity_names, N_ENTITY_CHARS);
     return Py_BuildValue(
-        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsisisisisisdsisy#sy#sy#sKsN}", "NOISE", codes_str(noise, N_NOISE), "default_single",
+        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsisisisisisdsisy#sy#sy#sKsN}", "NOISE", codes_str(noise, N_NOISE),
+        "default_single",
         codes_str(delims_default_single, N_DELIMS_DEFAULT_SINGLE), "default_pair",
         codes_str(delims_default_pair, N_DELIMS_DEFAULT_PAIR), "design_single",
         codes_str(delims_design_single, N_DELIMS_DESIGN_SINGLE), "design_pair",
@@ -156,12 +157,12 @@ static PyObject *tables(PyObject *self, PyObject *unused) {
         codes_str(delims_original_pair, N_DELIMS_ORIGINAL_PAIR), "CJK_RANGES", ranges, "HIDDEN_TAGS",
         names_tuple(hidden_tags, N_HIDDEN_TAGS), "block_tags", names_tuple(block_tags, N_BLOCK_TAGS), "sep_spaced",
         codes_str(sep_spaced, N_SEP_SPACED), "sep_bare", codes_str(sep_bare, N_SEP_BARE), "SENTENCE_ENDS",
-        codes_str(sentence_ends, N_SENTENCE_ENDS), "CLOSERS", codes_str(closers, N_CLOSERS), "entity_names", entities,
-        "entity_chars",
-        codes_str(entity_chars, N_ENTITY_CHARS), "ignorecase_ascii", codes_str(ignorecase_ascii, N_IGNORECASE_ASCII),
-        "t2s", t2s, "CHROME_MIN_LINES", CHROME_MIN_LINES, "CHROME_SHORT", CHROME_SHORT, "CHROME_SEGMENTS",
-        CHROME_SEGMENTS, "CHROME_RUN", CHROME_RUN, "WRAP_MIN", WRAP_MIN, "CHROME_KEEP", CHROME_KEEP, "CHROME_PROSE", CHROME_PROSE, "TAIL_MARK",
-        tail_mark, (Py_ssize_t)TAIL_MARK_LEN, "LINE_MARK", line_mark, (Py_ssize_t)LINE_MARK_LEN, "WHOLE_TEXT_PREFIX",
+        codes_str(sentence_ends, N_SENTENCE_ENDS), "CLOSERS", codes_str(closers, N_CLOSERS), "entity_names",
+        entities, "entity_chars", codes_str(entity_chars, N_ENTITY_CHARS), "ignorecase_ascii",
+        codes_str(ignorecase_ascii, N_IGNORECASE_ASCII), "t2s", t2s, "CHROME_MIN_LINES", CHROME_MIN_LINES,
+        "CHROME_SHORT", CHROME_SHORT, "CHROME_SEGMENTS", CHROME_SEGMENTS, "CHROME_RUN", CHROME_RUN, "WRAP_MIN",
+        WRAP_MIN, "CHROME_KEEP", CHROME_KEEP, "CHROME_PROSE", CHROME_PROSE, "TAIL_MARK", tail_mark,
+        (Py_ssize_t)TAIL_MARK_LEN, "LINE_MARK", line_mark, (Py_ssize_t)LINE_MARK_LEN, "WHOLE_TEXT_PREFIX",
         doc_prefix, (Py_ssize_t)DOC_PREFIX_LEN, "NO_KEY", (unsigned long long)NO_KEY, "NOTICE_MARKERS", notice_tuple());
 fail:
     Py_XDECREF(t2s);
