@@ -161,11 +161,15 @@ static int record_evidence(assign_stores *s, const uint64_t *keys, const int64_t
 
 /*
  * decide.body_agrees, called right after verify_score against the same
- * members, when the page shares a frame with them or has known lines (else
- * the votes stand): t->body is then the page's sketch without that frame and
- * the known lines.
+ * members: d->frame and t->drop hold the frame shared with them (and the
+ * known lines), and when either is not empty t->body is the page's sketch
+ * without them.  scratch: d->count bytes.
  */
-static int body_agrees(const doc_text *t, const member *members, int count, double need, int framed) {
+static int body_agrees(const doc_lines *d, doc_text *t, const member *members, int count, double need, int framed,
+                       int known_any, unsigned char *scratch) {
+    for (int m = 0; m < count; m++)
+        if (template_sibling(d, t, t->drop, &members[m], scratch)) return 0;
+    if (!framed && !known_any) return 1; /* nothing to leave out: the votes stand */
     const member *body = &t->body;
     if (body->grams < BODY_MIN_GRAMS) return 1; /* too little to sketch */
     double errors = framed ? -BODY_ERRORS : CROSS_SITE_ERRORS;
@@ -353,7 +357,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         double need = framed ? o.verify : o.verify - FRAMELESS_EASING;
         passed[c] = scores[c] >= need || (share >= VOTED_SHARE && scores[c] >= eased);
         /* Passed on votes alone (not on the frameless easing): the body must agree, see body_agrees. */
-        if (passed[c] && scores[c] < need && (framed || known_any) && !body_agrees(&t, found, count, eased, framed))
+        if (passed[c] && scores[c] < need && !body_agrees(&d, &t, found, count, eased, framed, known_any, head))
             passed[c] = 0;
         if (!passed[c]) continue;
         if (best < 0 || votes[c].votes > votes[best].votes ||

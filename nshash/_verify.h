@@ -302,6 +302,35 @@ static const member *own_article(const doc_lines *d, doc_text *t) {
     return &t->article;
 }
 
+/* frame.template_sibling against member m; skip marks the lines left out (t->drop), scratch holds d->count bytes. */
+static int template_sibling(const doc_lines *d, doc_text *t, const unsigned char *skip, const member *m,
+                            unsigned char *scratch) {
+    Py_ssize_t n = d->count, first = -1, last = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        scratch[i] = 1; /* left out of the sketch of the lines between */
+        if (!skip[i] && has_line(m->lines, d->keys[i])) {
+            if (first < 0) first = i;
+            last = i;
+        }
+    }
+    if (first < 0) return 0;
+    Py_ssize_t runs = 0, run = 0, between = 0;
+    for (Py_ssize_t i = first; i <= last; i++) {
+        if (skip[i] || has_line(m->lines, d->keys[i])) {
+            runs += run >= SIBLING_RUN_GRAMS;
+            run = 0;
+        } else {
+            scratch[i] = 0;
+            run += d->grams[i];
+            between += d->grams[i];
+        }
+    }
+    if (runs < SIBLING_RUNS || between < SIBLING_GRAMS) return 0;
+    member spliced;
+    body_sketch(d, t, scratch, &spliced);
+    return containment(&spliced, m) + containment_error(&spliced, m) < SIBLING_CONTAINMENT;
+}
+
 /* decide.verify_score: the document (its sketch in *doc) against count members; t->known: frame.known_lines. */
 static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
                            unsigned char *foot, doc_text *t) {

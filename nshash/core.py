@@ -238,7 +238,7 @@ def _with_rule(candidate: dict[str, Any], features: Features, options: Options) 
         need = eased_need(share, options)
         rule = "sentence votes: the containment they ask"
         if not passed:
-            rule = "sentence votes, but its body disagrees without its frame"
+            rule = "sentence votes, but its body disagrees without its frame, or it is a templated sibling"
     else:
         need = eased_need(share, options) if share >= VOTED_SHARE else whole_text_need(options, frameless)
         rule = "containment below what it needs"

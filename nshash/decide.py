@@ -45,7 +45,7 @@ from nshash.boilerplate import (
 )
 from nshash.clusters import find_roots, merge
 from nshash.fingerprint import Features
-from nshash.frame import body_sketch, known_lines, own_article, shared_frame, surrounds
+from nshash.frame import body_sketch, known_lines, own_article, shared_frame, surrounds, template_sibling
 from nshash.match import Match
 from nshash.members import add_member, load_entries, members_at
 from nshash.native import assign_native
@@ -318,23 +318,23 @@ def body_agrees(features: Features, members: list[Member], known: Sequence[int],
     the site's notices, longer than its articles' sentences, and a notice with
     an edited character hides from the frame found by whole lines: the page's
     body (without that frame and the ``known`` lines, :func:`~nshash.frame.body_sketch`)
-    must then agree with a member by ``need`` too (a member within
-    :data:`BODY_SIZE_RATIO` of the body's size: against a far larger page the
-    estimate says little).  In the bundled sample's
-    popular-story check, three rounds of copies with three character edits
-    each merged 16 to 33 of a site's stories on 7 of 8 seeds (precision
-    0.43-0.85); with this check, 0.93-1.0 on all eight.  It cost recall:
-    up to -0.8 points on the 15 synthetic files (mean -0.4, precision +0.0007),
-    -1.1 points on real pages (all forms).
+    must then agree with a member by ``need`` too (a member within :data:`BODY_SIZE_RATIO`
+    of the body's size: against a far larger page the estimate says little).  In the
+    bundled sample's popular-story check, three rounds of copies with three character edits
+    each merged 16 to 33 of a site's stories on 7 of 8 seeds (precision 0.43-0.85); with
+    this check, 0.93-1.0 on all eight.  It cost recall: up to -0.8 points on the 15
+    synthetic files (mean -0.4, precision +0.0007), -1.1 points on real pages (all forms).
 
     A page of another site (no frame shared) that has lines other clusters
     have (``known``: its own site's frame, or prose a manual repeats on every
     page) fails only when its body, without them, is clearly elsewhere: below
-    ``need`` even one standard error above its estimate.  A templated sibling
-    page's votes are sentences its manual repeats, and its body is another
-    article (see :data:`CROSS_SITE_ERRORS`).
+    ``need`` even one standard error above its estimate.  A templated sibling page's votes are
+    sentences its manual repeats, and its body is another article (see :data:`CROSS_SITE_ERRORS`).
+    Any page fails against a member it is a templated sibling of (:func:`~nshash.frame.template_sibling`).
     """
     frame = shared_frame(features, members)
+    if any(template_sibling(features, member, frame.union(known)) for member in members):
+        return False
     if not frame and not known:
         return True  # nothing to leave out: the votes stand
     body = body_sketch(features, frame.union(known))

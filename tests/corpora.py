@@ -20,10 +20,12 @@ def popular_copies() -> list[str]:
     return texts + copies
 
 
-def hard_corpus(notes: bool = False) -> list[str]:
+def hard_corpus(notes: bool = False, menus: bool = False) -> list[str]:
     """Pages of the benchmark corpus generator: site frames, siblings, revisions, early copies, wrapping.
 
     ``notes``: the pages of each group of ten also repeat two notes (prose a manual puts on every page).
+    ``menus``: each page is a manual's menu page: two notes of its group, then the group's menu names line
+    for line, each followed by a description of the page's own (templated siblings).
     """
     from corpus import assemble, hard, pool
     from corpus.build import _sites
@@ -31,7 +33,7 @@ def hard_corpus(notes: bool = False) -> list[str]:
 
     rng = random.Random(11)
     words = "package system kernel mirror archive install option network device driver user file".split()
-    if notes:  # a manual's vocabulary: its pages' own text alike only where they repeat it
+    if notes or menus:  # a manual's vocabulary: its pages' own text alike only where they repeat it
         words = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(3, 9))) for _ in range(2000)]
 
     def prose(length: int, tag: str) -> str:
@@ -43,6 +45,9 @@ def hard_corpus(notes: bool = False) -> list[str]:
         paras = [prose(12, f"item {i} part {j}") for j in range(4)]
         if notes:
             paras[1:1] = repeated[i // 10]
+        if menus:
+            names = [f"Menu {k} of group {i // 10}" for k in range(4)]
+            paras = [*repeated[i // 10], *(line for k, name in enumerate(names) for line in (name, paras[k]))]
         articles.append(Article("en", "pkg", f"page{i}.html", f"g{i // 10}", f"Title number {i}", paras))
     sites = _sites(5)[("en", "tune")]
     hard.add_habits(sites, random.Random("5:habits"))
@@ -54,3 +59,8 @@ def hard_corpus(notes: bool = False) -> list[str]:
 def manual_corpus() -> list[str]:
     """:func:`hard_corpus` whose pages repeat their manual's notes: templated siblings."""
     return hard_corpus(notes=True)
+
+
+def menu_corpus() -> list[str]:
+    """:func:`hard_corpus` of a manual's menu pages: templated siblings that share whole lines, not text between."""
+    return hard_corpus(menus=True)

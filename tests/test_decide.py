@@ -340,6 +340,58 @@ def test_a_copy_whose_own_lines_are_its_sites_frame_joins_its_article(
         assert not copy_joins()
 
 
+def _menu_pages(rng: random.Random) -> tuple[list[str], list[str], list[str]]:
+    """Two long paragraphs a manual's menu pages share, its menu names, and a short description of each."""
+    shared = [" ".join(sentence(rng) for _ in range(3)) for _ in range(2)]
+    names = ["File", "Edit", "View", "Insert", "Format", "Help"]
+
+    def short() -> str:
+        return " ".join(" ".join(rng.choice(WORDS) for _ in range(6)).capitalize() + "." for _ in range(2))
+
+    return shared, names, [short() for _ in names]
+
+
+def _menu_page(title: str, shared: list[str], names: list[str], descriptions: list[str]) -> str:
+    return "\n".join([title, *shared, *(line for pair in zip(names, descriptions) for line in pair)])
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_menu_pages_sharing_their_longest_paragraphs_line_for_line_stay_apart(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two menu pages of one manual: the same two long paragraphs and menu names, line for line,
+    # each menu described in words of its own.  The paragraphs hold the longest sentences, which
+    # all vote for the other page; it holds half of this one.
+    from nshash.frame import template_sibling
+    from nshash.stores.memory import HashDBMemory
+
+    rng = random.Random(43)
+    shared, names, own = _menu_pages(rng)
+    draw = _menu_page("Draw menus", shared, names, own)
+    calc = _menu_page("Calc menus", shared, names, _menu_pages(rng)[2])
+    assert 0.4 < containment(_features(calc).sketch, _features(draw).sketch) < Options().verify
+    assert template_sibling(_features(calc), _member(draw), set())
+    # A copy with its descriptions edited: the lines between are the member's text.
+    edited = _menu_page("Draw menus", shared, names, [edit_characters(d, rng, 3) for d in own])
+    assert not template_sibling(_features(edited), _member(draw), set())
+    # A copy with a paragraph of another article inserted: one run of its own lines, not two.
+    inserted = draw.replace("\nView\n", "\n" + paragraph(rng, 3) + "\nView\n")
+    assert not template_sibling(_features(inserted), _member(draw), set())
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+
+    def joined() -> bool:
+        nsh = nshash.NSHash()
+        first = nsh.get_similar(draw)
+        return nsh.get_similar(calc) == first
+
+    assert not joined()
+    if not native:  # without the rule (in the Python decision) the votes join them
+        monkeypatch.setattr(nshash.decide, "speedups", None)
+        monkeypatch.setattr(nshash.frame, "SIBLING_RUNS", 10**6)
+        assert joined()
+
+
 def test_own_article_needs_the_pages_own_lines_known_elsewhere() -> None:
     from nshash.frame import own_article
 
@@ -846,6 +898,6 @@ def test_explain_decision_says_why_and_stores_nothing() -> None:
         "containment of at least verify",
         "a page of another site: containment of at least verify - 0.05",
         "sentence votes: the containment they ask",
-        "sentence votes, but its body disagrees without its frame",
+        "sentence votes, but its body disagrees without its frame, or it is a templated sibling",
         "containment below what it needs",
     }

@@ -13,7 +13,7 @@ import nshash.decide
 import nshash.native
 from nshash.native import TABLES
 from nshash.stores.memory import HashDBMemory
-from tests.corpora import hard_corpus, manual_corpus, popular_copies
+from tests.corpora import hard_corpus, manual_corpus, menu_corpus, popular_copies
 
 speedups = pytest.importorskip("nshash._speedups", reason="the C accelerator is not built")
 
@@ -23,6 +23,7 @@ class Counting:
 
     def __init__(self) -> None:
         self.decided = self.handed_back = self.site_body_checks = self.cross_site_failures = 0
+        self.siblings = 0
         self.one_call: Counter[str] = Counter()
 
     def __getattr__(self, name: str) -> Any:
@@ -61,6 +62,14 @@ def decide_all(
                 return agrees
 
             patch.setattr(nshash.decide, "body_agrees", body_agrees)
+            sibling_spec = nshash.decide.template_sibling
+
+            def template_sibling(*args: Any) -> bool:
+                found = sibling_spec(*args)
+                counting.siblings += found
+                return found
+
+            patch.setattr(nshash.decide, "template_sibling", template_sibling)
         store = HashDBMemory(path, log_interval=3600)  # no commit while feeding: the log's writes all pending
         nsh = nshash.NSHash(hashdb=store)
         matches = [tuple(nsh.add(doc)) for doc in [*docs, *docs[:40]]]
@@ -71,7 +80,9 @@ def decide_all(
 
 
 @pytest.mark.parametrize(
-    "docs", [popular_copies, hard_corpus, manual_corpus], ids=["popular-story copies", "hard corpus", "manual"]
+    "docs",
+    [popular_copies, hard_corpus, manual_corpus, menu_corpus],
+    ids=["popular-story copies", "hard corpus", "manual", "menu pages"],
 )
 def test_c_assign_decides_and_writes_what_python_does(
     docs: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -86,6 +97,8 @@ def test_c_assign_decides_and_writes_what_python_does(
     assert python[3].site_body_checks > 0  # pages passing on sentence votes: the C checked their bodies too
     if docs is manual_corpus:  # templated siblings of another site, failed without their known lines
         assert python[3].cross_site_failures > 0
+    if docs is menu_corpus:  # templated siblings sharing whole lines, failed on what lies between them
+        assert python[3].siblings > 0
     # The C decided most pages, and the rare turns were handed back (and then decided as Python does).
     assert c[3].decided >= 0.8 * len(c[0])
     assert c[3].handed_back > 0
