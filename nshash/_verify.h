@@ -95,8 +95,10 @@ static int at_the_end(const doc_lines *d, uint32_t tail, const unsigned char *in
     return long_line && (double)run < FOOT_SHARE * (double)total;
 }
 
-/* sketch.chrome_lines: adds the header and footer the document shares with a member to d->frame. */
-static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, unsigned char *head, unsigned char *foot) {
+/* sketch.chrome_lines: adds the header and footer the document shares with a member to d->frame, unless they are
+ * its article (frame.shared_frame, ARTICLE_SHARE: member_grams, known: the lines other clusters have). */
+static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_ssize_t member_grams,
+                         const unsigned char *known, unsigned char *head, unsigned char *foot) {
     Py_ssize_t n = d->count;
     for (Py_ssize_t i = 0; i < n; i++) {
         d->shared[i] = (unsigned char)has_line(lines, d->keys[i]);
@@ -114,6 +116,16 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, uns
     }
     /* no header, and the member's last lines not in the "footer": the end of its article */
     if (tail && !head_beyond_top && !at_the_end(d, tail, foot)) return;
+    if (!head_beyond_top) { /* a footer that is most of the member, and only its: the member's article */
+        Py_ssize_t grams = 0;
+        int seen = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (head[i] | foot[i]) {
+                grams += d->grams[i];
+                seen |= known[i];
+            }
+        if (!seen && (double)grams >= ARTICLE_SHARE * (double)member_grams) return;
+    }
     for (Py_ssize_t i = 0; i < n; i++) d->frame[i] |= head[i] | foot[i];
 }
 
@@ -335,7 +347,8 @@ static int template_sibling(const doc_lines *d, doc_text *t, const unsigned char
 static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
                            unsigned char *foot, doc_text *t) {
     memset(d->frame, 0, (size_t)d->count);
-    for (int m = 0; m < count; m++) chrome_lines(d, members[m].lines, members[m].tail, head, foot);
+    for (int m = 0; m < count; m++)
+        chrome_lines(d, members[m].lines, members[m].tail, members[m].grams, t->known, head, foot);
     /* frame.surrounds: a line with grams outside the frame, between its first and last lines */
     Py_ssize_t first = 0, last = d->count - 1;
     while (first < d->count && !d->frame[first]) first++;

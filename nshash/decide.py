@@ -193,19 +193,19 @@ def assign_python(
     scores = verify_clusters(features, entries, len(candidates), options.members, lines, [roots[c] for c in candidates])
     verified = dict(zip(candidates, scores))
     share = {c: top_votes.get(c, 0) / len(matches) for c in candidates}
+    known = known_lines(lines, [roots[c] for c in candidates])
     # Just below verify, whether the page shares a frame with the candidate's members matters (rare).
     frameless = {
         c
         for index, c in enumerate(candidates)
         if whole_text_need(options, frameless=True) <= verified[c][0] < options.verify
-        and not shared_frame(features, members_at(entries, index, options.members))
+        and not shared_frame(features, members_at(entries, index, options.members), known)
     }
     passed = [c for c in candidates if agrees(verified[c][0], share[c], options, c in frameless)]
     # Below verify on sentence votes: pages of one site must also agree without their frame, and
     # a page with lines other clusters have must not be clearly elsewhere without them.
     eased = [c for c in passed if verified[c][0] < options.verify and c not in frameless]
     if eased:  # rare: the frame's own comparison, in Python
-        known = known_lines(lines, [roots[c] for c in candidates])
         for c in eased:
             kept = members_at(entries, candidates.index(c), options.members)
             if not body_agrees(features, kept, known, eased_need(share[c], options)):
@@ -213,7 +213,7 @@ def assign_python(
     if trace is not None:
         for index, c in enumerate(candidates):
             kept = members_at(entries, index, options.members)
-            frame = sorted(shared_frame(features, kept))
+            frame = sorted(shared_frame(features, kept, known))
             trace.append({"cluster": roots[c], "sentences": votes[c], "share": share[c], "members": verified[c][1]})
             trace[-1] |= {"frame_lines": frame, "containment": verified[c][0], "passed": c in passed}
     stored = {c: found for c, (_, found) in verified.items()}
@@ -332,7 +332,7 @@ def body_agrees(features: Features, members: list[Member], known: Sequence[int],
     sentences its manual repeats, and its body is another article (see :data:`CROSS_SITE_ERRORS`).
     Any page fails against a member it is a templated sibling of (:func:`~nshash.frame.template_sibling`).
     """
-    frame = shared_frame(features, members)
+    frame = shared_frame(features, members, known)
     if any(template_sibling(features, member, frame.union(known)) for member in members):
         return False
     if not frame and not known:
@@ -392,7 +392,7 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
     (:func:`~nshash.frame.own_article`), is compared too (:func:`body_score`): the highest score counts.
     """
     keys, grams = features.line_keys, features.line_grams
-    frame = shared_frame(features, members)
+    frame = shared_frame(features, members, known)
     around = surrounds(frame, grams)
     drop = frame.union(known)
     body = body_sketch(features, drop) if drop and members else None

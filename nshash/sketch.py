@@ -244,6 +244,15 @@ def chrome_lines(line_keys: Sequence[int], line_grams: Sequence[int], bits: int,
     return head | foot
 
 
+def shares_header(line_keys: Sequence[int], line_grams: Sequence[int], bits: int) -> bool:
+    """Whether the document shares a header with a member whose lines are ``bits``: a run from the top beyond a title.
+
+    What :func:`chrome_lines` takes for the sign that two pages are of one site.
+    """
+    shared = [has_line(bits, key) for key in line_keys]
+    return bool(_edge_run(shared, line_grams, skip=1) - {0})
+
+
 def member_tail(line_keys: Sequence[int], line_grams: Sequence[int]) -> int:
     """Where a page ends, in 30 bits: tags of its last line, the line before it, and its last line that is not short.
 

@@ -392,6 +392,37 @@ def test_menu_pages_sharing_their_longest_paragraphs_line_for_line_stay_apart(
         assert joined()
 
 
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_copy_ending_in_the_article_its_original_ends_in_joins_it(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The original has no footer (its related titles went as a link list): it ends in the
+    # article.  A copy under a shortened title and a byline ends in the same paragraphs: the run
+    # of lines they share from the bottom is the member's whole article, not a shared footer.
+    from nshash.stores.memory import HashDBMemory
+
+    rng = random.Random(44)
+    article = [" ".join(sentence(rng) for _ in range(4)) for _ in range(2)]
+    title = "I am using another system now and would like to move to this one: how should I migrate?"
+    original = "\n".join([title, *article])
+    copy = "\n".join([title[:20], "Source: Example Daily, by A. Writer, 2020-02-22", *article])
+    doc, member = _features(copy), _member(original)
+    assert nshash.decide.verify_score(doc, [member]) > 0.9
+    assert nshash.frame.shared_frame(doc, [member]) == set()
+    assert nshash.frame.shared_frame(doc, [member], [2]) == {2, 3}  # a line seen elsewhere: a footer after all
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+    _assert_joins(original, copy, native, monkeypatch)
+    if not native:  # without the rule (in the Python decision) the article is left out as a footer
+        monkeypatch.setattr(nshash.decide, "speedups", None)
+        monkeypatch.setattr(nshash.frame, "ARTICLE_SHARE", 2.0)
+        assert nshash.frame.shared_frame(doc, [member]) == {2, 3}
+        assert nshash.decide.verify_score(doc, [member]) < 0.4
+        nsh = nshash.NSHash()
+        nsh.get_similar(original)
+        assert nsh.add(copy).is_new
+
+
 def test_own_article_needs_the_pages_own_lines_known_elsewhere() -> None:
     from nshash.frame import own_article
 

@@ -57,7 +57,7 @@ def decide_all(
             def body_agrees(*args: Any) -> bool:
                 counting.site_body_checks += 1
                 agrees = spec(*args)
-                if not agrees and not nshash.frame.shared_frame(args[0], args[1]):
+                if not agrees and not nshash.frame.shared_frame(args[0], args[1], args[2]):
                     counting.cross_site_failures += 1  # no frame shared: failed on its known lines
                 return agrees
 
