@@ -96,8 +96,9 @@ static int at_the_end(const doc_lines *d, uint32_t tail, const unsigned char *in
 }
 
 /* sketch.chrome_lines: adds the header and footer the document shares with a member to d->frame, unless they are
- * its article (frame.shared_frame, ARTICLE_SHARE: member_grams, known: the lines other clusters have). */
-static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_ssize_t member_grams,
+ * the article (frame.shared_frame, ARTICLE_SHARE: smaller, the grams of the smaller of the document and the member;
+ * known: the lines other clusters have). */
+static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_ssize_t smaller,
                          const unsigned char *known, unsigned char *head, unsigned char *foot) {
     Py_ssize_t n = d->count;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -116,7 +117,7 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_
     }
     /* no header, and the member's last lines not in the "footer": the end of its article */
     if (tail && !head_beyond_top && !at_the_end(d, tail, foot)) return;
-    if (!head_beyond_top) { /* a footer that is most of the member, and only its: the member's article */
+    if (!head_beyond_top) { /* a footer that is most of the smaller text, and only theirs: the article */
         Py_ssize_t grams = 0;
         int seen = 0;
         for (Py_ssize_t i = 0; i < n; i++)
@@ -124,7 +125,7 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_
                 grams += d->grams[i];
                 seen |= known[i];
             }
-        if (!seen && (double)grams >= ARTICLE_SHARE * (double)member_grams) return;
+        if (!seen && (double)grams >= ARTICLE_SHARE * (double)smaller) return;
     }
     for (Py_ssize_t i = 0; i < n; i++) d->frame[i] |= head[i] | foot[i];
 }
@@ -347,8 +348,10 @@ static int template_sibling(const doc_lines *d, doc_text *t, const unsigned char
 static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
                            unsigned char *foot, doc_text *t) {
     memset(d->frame, 0, (size_t)d->count);
-    for (int m = 0; m < count; m++)
-        chrome_lines(d, members[m].lines, members[m].tail, members[m].grams, t->known, head, foot);
+    for (int m = 0; m < count; m++) {
+        Py_ssize_t smaller = doc->grams < members[m].grams ? doc->grams : members[m].grams;
+        chrome_lines(d, members[m].lines, members[m].tail, smaller, t->known, head, foot);
+    }
     /* frame.surrounds: a line with grams outside the frame, between its first and last lines */
     Py_ssize_t first = 0, last = d->count - 1;
     while (first < d->count && !d->frame[first]) first++;

@@ -298,9 +298,12 @@ def test_a_copy_that_is_most_of_a_run_from_the_bottom_joins_its_article(
     assert chrome_lines(doc.line_keys, doc.line_grams, told.lines, told.tail) == set()
     assert verify_score(doc, [told]) >= Options().verify
     _assert_joins(original, copy, native, monkeypatch)
-    # Were a footer allowed to be most of the page, the two paragraphs would be one, and left out.
+    # Were a footer allowed to be most of the page, the two paragraphs would be one, and left out,
+    # unless taken for the article since they are most of the copy (frame.ARTICLE_SHARE).
     monkeypatch.setattr(nshash.sketch, "_FOOT_SHARE", 1.0)
     assert chrome_lines(doc.line_keys, doc.line_grams, told.lines, told.tail) == {count - 2, count - 1}
+    assert verify_score(doc, [told]) >= Options().verify
+    monkeypatch.setattr(nshash.frame, "ARTICLE_SHARE", 2.0)
     assert verify_score(doc, [told]) < Options().verify
 
 
