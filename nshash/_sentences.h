@@ -275,6 +275,21 @@ static PyObject *array_of(const char *typecode, int size, const int64_t *values,
     return array;
 }
 
+/* A new array('I') of count 32-bit values; NULL on failure. */
+static PyObject *u32_array(const uint32_t *values, Py_ssize_t count) {
+    Py_buffer view;
+    PyObject *array = new_array("I", count, &view);
+    if (array == NULL) return NULL;
+    int fits = view.itemsize == 4;
+    if (fits && count > 0) memcpy(view.buf, values, (size_t)count * sizeof(uint32_t));
+    PyBuffer_Release(&view);
+    if (!fits) {
+        PyErr_SetString(PyExc_SystemError, "array('I') does not hold 32 bits on this platform");
+        Py_CLEAR(array);
+    }
+    return array;
+}
+
 /*
  * Fingerprinter._lines: 32-bit keys and gram counts of the clean text's lines
  * (normalize_line), as array('I') and array('I') (array('q') when a line has
@@ -286,10 +301,14 @@ static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **ke
                      unsigned char **keyed) {
     Py_ssize_t text_lines = 2; /* one more than the lines read: a last empty one */
     for (Py_ssize_t i = 0; i < n; i++) text_lines += s[i] == '\n';
-    int64_t *line_key = PyMem_RawMalloc((size_t)text_lines * sizeof(int64_t));
-    int64_t *line_gram = PyMem_RawMalloc((size_t)text_lines * sizeof(int64_t));
+    /* 4 bytes a line each (8 for the grams of a text past 32 bits): on a page of 2-character lines,
+     * 8-byte scratch made this its peak (12.3 bytes a character) */
+    uint32_t *line_key = PyMem_RawMalloc((size_t)text_lines * sizeof(uint32_t));
+    int long_text = n > (Py_ssize_t)UINT32_MAX;
+    uint32_t *gram32 = long_text ? NULL : PyMem_RawMalloc((size_t)text_lines * sizeof(uint32_t));
+    int64_t *gram64 = long_text ? PyMem_RawMalloc((size_t)text_lines * sizeof(int64_t)) : NULL;
     *keyed = PyMem_RawCalloc((size_t)text_lines, 1);
-    int failed = line_key == NULL || line_gram == NULL || *keyed == NULL;
+    int failed = line_key == NULL || (gram32 == NULL && gram64 == NULL) || *keyed == NULL;
     if (failed) PyErr_NoMemory();
     Py_ssize_t line = 0, text_line = -1, most = 0;
     for (Py_ssize_t r = 0, end = 0; r < n && !failed; r = end + 1) {
@@ -312,20 +331,24 @@ static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **ke
         if (chars == 0) continue;
         Py_ssize_t gram_count = chars - GRAM + 1 > 0 ? chars - GRAM + 1 : 0;
         most = gram_count > most ? gram_count : most;
-        line_key[line] = (int64_t)(fingerprint64(o, (size_t)(p - o)) & 0xFFFFFFFFULL);
-        line_gram[line] = (int64_t)gram_count;
+        line_key[line] = (uint32_t)(fingerprint64(o, (size_t)(p - o)) & 0xFFFFFFFFULL);
+        if (gram64 != NULL) gram64[line] = (int64_t)gram_count;
+        else gram32[line] = (uint32_t)gram_count;
         (*keyed)[text_line] = 1;
         line++;
     }
     if (!failed) {
         int wide = most > (Py_ssize_t)UINT32_MAX;
-        *keys = array_of("I", 4, line_key, line);
-        *grams = *keys == NULL ? NULL : array_of(wide ? "q" : "I", wide ? 8 : 4, line_gram, line);
+        *keys = u32_array(line_key, line);
+        if (*keys == NULL) *grams = NULL;
+        else if (gram64 != NULL) *grams = array_of(wide ? "q" : "I", wide ? 8 : 4, gram64, line);
+        else *grams = u32_array(gram32, line);
         failed = *grams == NULL;
         if (failed) Py_CLEAR(*keys);
     }
     PyMem_RawFree(line_key);
-    PyMem_RawFree(line_gram);
+    PyMem_RawFree(gram32);
+    PyMem_RawFree(gram64);
     return failed ? -1 : 0;
 }
 #endif
