@@ -190,10 +190,9 @@ def assign_python(
     candidates = sorted((c for c in votes if votes[c] >= need), key=lambda c: (-votes[c], c))[:MAX_CANDIDATES]
     lines, roots = line_roots(view, features.line_keys, features.line_grams, candidates)
     entries = load_entries(view, candidates, options.members)
-    scores = verify_clusters(features, entries, len(candidates), options.members, lines, [roots[c] for c in candidates])
-    verified = dict(zip(candidates, scores))
-    share = {c: top_votes.get(c, 0) / len(matches) for c in candidates}
     known = known_lines(lines, [roots[c] for c in candidates])
+    verified = dict(zip(candidates, verify_clusters(features, entries, len(candidates), options.members, known)))
+    share = {c: top_votes.get(c, 0) / len(matches) for c in candidates}
     # Just below verify, whether the page shares a frame with the candidate's members matters (rare).
     frameless = {
         c
@@ -471,17 +470,14 @@ def verify_clusters(
     entries: list[int | None],
     clusters: int,
     members: int,
-    lines: dict[int, int] | None = None,
-    roots: Sequence[int] = (),
+    known: Sequence[int] = (),
 ) -> list[tuple[float, int]]:
     """:func:`verify_score` against each of ``clusters`` clusters stored in ``entries``, and their members found.
 
-    ``entries`` as :func:`load_entries` reads them; ``lines``: where the
-    document's lines were seen (:func:`~nshash.boilerplate.line_roots`, or
-    nothing), ``roots``: each cluster's current id (see :func:`~nshash.frame.known_lines`).  Computed by the C
+    ``entries`` as :func:`load_entries` reads them; ``known``: the document's lines other clusters
+    have (:func:`~nshash.frame.known_lines`).  Computed by the C
     accelerator when it is there (:mod:`nshash._accel`), else here.
     """
-    known = known_lines(lines, roots) if lines else []
     if speedups is not None:
         return list(
             speedups.verify(
