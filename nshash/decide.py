@@ -332,11 +332,12 @@ def body_agrees(features: Features, members: list[Member], known: Sequence[int],
     Any page fails against a member it is a templated sibling of (:func:`~nshash.frame.template_sibling`).
     """
     frame = shared_frame(features, members, known)
-    if any(template_sibling(features, member, frame.union(known)) for member in members):
+    drop = frame.union(known)
+    if any(template_sibling(features, member, drop) for member in members):
         return False
-    if not frame and not known:
+    if not drop:
         return True  # nothing to leave out: the votes stand
-    body = body_sketch(features, frame.union(known))
+    body = body_sketch(features, drop)
     if body.grams < BODY_MIN_GRAMS:
         return True  # too little to sketch: the votes stand
     sized = [m for m in members if max(body.grams, m.sketch.grams) < BODY_SIZE_RATIO * min(body.grams, m.sketch.grams)]
