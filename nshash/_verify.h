@@ -117,6 +117,12 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_
     }
     /* no header, and the member's last lines not in the "footer": the end of its article */
     if (tail && !head_beyond_top && !at_the_end(d, tail, foot)) return;
+    if (tail) { /* sketch._own_footer: lines other clusters have stepped over, none in the run above them */
+        int stepped = 0, foot_known = 0;
+        for (Py_ssize_t i = 0; i < skip; i++) stepped |= known[n - 1 - i];
+        for (Py_ssize_t i = 0; i < n && stepped && !foot_known; i++) foot_known = foot[i] && known[i];
+        if (stepped && !foot_known && !at_the_end(d, tail, foot)) return;
+    }
     if (!head_beyond_top) { /* a footer that is most of the smaller text, and only theirs: the article */
         Py_ssize_t grams = 0;
         int seen = 0;

@@ -54,7 +54,7 @@ def shared_frame(features: Features, members: list[Member], known: Sequence[int]
     seen = set(known)
     frame: set[int] = set()
     for member in members:
-        lines = chrome_lines(keys, grams, member.lines, member.tail)
+        lines = chrome_lines(keys, grams, member.lines, member.tail, seen)
         if (
             lines
             and sum(grams[i] for i in lines) >= ARTICLE_SHARE * min(member.sketch.grams, features.sketch.grams)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from operator import eq
 from typing import Final, NamedTuple
 
@@ -200,7 +200,9 @@ def shared_chrome(line_keys: Sequence[int], line_grams: Sequence[int], bits: int
     return sum(line_grams[index] for index in chrome_lines(line_keys, line_grams, bits))
 
 
-def chrome_lines(line_keys: Sequence[int], line_grams: Sequence[int], bits: int, tail: int = 0) -> set[int]:
+def chrome_lines(
+    line_keys: Sequence[int], line_grams: Sequence[int], bits: int, tail: int = 0, known: Collection[int] = ()
+) -> set[int]:
     """The document's lines (indices) that form the header and footer it shares with a member whose lines are ``bits``.
 
     The header is the run of the document's lines, from the top (after a
@@ -209,7 +211,9 @@ def chrome_lines(line_keys: Sequence[int], line_grams: Sequence[int], bits: int,
     such a gap).  Without a shared footer nothing is left out: a truncated
     copy shares the top of an article, a copy on another site its middle.
     ``tail``: the member's :func:`member_tail` (0: not known), which tells a
-    footer from the end of an article when no header is shared.
+    footer from the end of an article when no header is shared, or when the
+    lines stepped over at the bottom are lines other clusters have (``known``:
+    :func:`~nshash.frame.known_lines`) and the run above them holds none.
     """
     masks = map(_probes, line_keys)
     shared = [bits & mask == mask for mask in masks]
@@ -241,7 +245,28 @@ def chrome_lines(line_keys: Sequence[int], line_grams: Sequence[int], bits: int,
         # above the member's own footer, the end of its article (a copy without a footer of
         # its own, whose last paragraphs were taken for a shared footer and left out).
         return set()
+    if tail and _own_footer(known, count, skip, foot) and not _at_the_end(tail, line_keys, line_grams, foot):
+        # The same, under a header that only looks like one site's (a menu many sites use).
+        return set()
     return head | foot
+
+
+def _own_footer(known: Collection[int], count: int, skip: int, foot: set[int]) -> bool:
+    """Whether the ``skip`` last lines stepped over are partly lines other clusters have, and the ``foot`` none.
+
+    The page's own site footer, which the member lacks, below the end of the
+    article they share: seen in zh copies on another site under a menu line
+    both sites use (their article's last paragraphs were left out as a shared
+    footer).  A run of a footer both pages have holds lines other clusters
+    have too, once the site has other pages, whatever their own lists of
+    related titles below it.  Measured on the 50 synthetic files of ten
+    seeds: recall up on 36 files (to +0.7 points), down on none; precision
+    -0.0005 at most (copies joined to their story that later bridged to a
+    pasted paragraph's source), up on 5; the real pages and the sample
+    unchanged.  Without "the foot none" a seed's en tune lost 0.0012 (known
+    related titles below a shared footer).
+    """
+    return bool(known) and any(count - 1 - index in known for index in range(skip)) and foot.isdisjoint(known)
 
 
 def shares_header(line_keys: Sequence[int], line_grams: Sequence[int], bits: int) -> bool:
