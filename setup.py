@@ -36,6 +36,7 @@ VERIFY = {
     "frame": (
         "OWN_KNOWN",
         "ARTICLE_SHARE",
+        "ARTICLE_KNOWN",
         *("SIBLING_RUNS", "SIBLING_RUN_GRAMS", "SIBLING_GRAMS", "SIBLING_CONTAINMENT"),
     ),
 }

@@ -96,8 +96,8 @@ static int at_the_end(const doc_lines *d, uint32_t tail, const unsigned char *in
 }
 
 /* sketch.chrome_lines: adds the header and footer the document shares with a member to d->frame, unless they are
- * the article (frame.shared_frame, ARTICLE_SHARE: smaller, the grams of the smaller of the document and the member;
- * known: the lines other clusters have). */
+ * the article (frame.shared_frame, ARTICLE_SHARE and ARTICLE_KNOWN: smaller, the grams of the smaller of the
+ * document and the member; known: the lines other clusters have). */
 static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_ssize_t smaller,
                          const unsigned char *known, unsigned char *head, unsigned char *foot) {
     Py_ssize_t n = d->count;
@@ -123,15 +123,14 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_
         for (Py_ssize_t i = 0; i < n && stepped && !foot_known; i++) foot_known = foot[i] && known[i];
         if (stepped && !foot_known && !at_the_end(d, tail, foot)) return;
     }
-    if (!head_beyond_top) { /* a footer that is most of the smaller text, and only theirs: the article */
-        Py_ssize_t grams = 0;
-        int seen = 0;
+    if (!head_beyond_top) { /* a footer that is most of the smaller text, and few lines of it others': the article */
+        Py_ssize_t grams = 0, seen = 0;
         for (Py_ssize_t i = 0; i < n; i++)
             if (head[i] | foot[i]) {
                 grams += d->grams[i];
-                seen |= known[i];
+                seen += known[i] ? d->grams[i] : 0;
             }
-        if (!seen && (double)grams >= ARTICLE_SHARE * (double)smaller) return;
+        if ((double)seen <= ARTICLE_KNOWN * (double)grams && (double)grams >= ARTICLE_SHARE * (double)smaller) return;
     }
     for (Py_ssize_t i = 0; i < n; i++) d->frame[i] |= head[i] | foot[i];
 }

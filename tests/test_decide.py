@@ -465,7 +465,7 @@ def test_a_copy_ending_in_the_article_its_original_ends_in_joins_it(
     doc, member = _features(copy), _member(original)
     assert nshash.decide.verify_score(doc, [member]) > 0.9
     assert nshash.frame.shared_frame(doc, [member]) == set()
-    assert nshash.frame.shared_frame(doc, [member], [2]) == {2, 3}  # a line seen elsewhere: a footer after all
+    assert nshash.frame.shared_frame(doc, [member], [2, 3]) == {2, 3}  # lines seen elsewhere: a footer after all
     _assert_joins(original, copy, native, monkeypatch)
     if not native:  # without the rule (in the Python decision) the article is left out as a footer
         monkeypatch.setattr(nshash.decide, "speedups", None)
@@ -475,6 +475,23 @@ def test_a_copy_ending_in_the_article_its_original_ends_in_joins_it(
         nsh = nshash.NSHash()
         nsh.get_similar(original)
         assert nsh.add(copy).is_new
+
+
+def test_a_run_from_the_bottom_with_a_line_seen_elsewhere_is_still_the_article() -> None:
+    # A function reference's article holds a line its manual repeats on other pages; other
+    # clusters have that line.  The run the copy shares from its bottom is still the article
+    # while such lines are at most frame.ARTICLE_KNOWN of it; a site's footer is mostly such lines.
+    rng = random.Random(45)
+    article = [" ".join(sentence(rng) for _ in range(3)) for _ in range(4)]
+    repeated = "Functions whose names end in _ADD return the same results as those without it."
+    original = "\n".join(["EFFECT", *article[:2], repeated, *article[2:]])
+    byline = "Source: Example Daily, 2020-02-22"
+    copy = "\n".join(["EFFECT, from the manual", byline, *article[:2], repeated, *article[2:]])
+    doc, member = _features(copy), _member(original)
+    lines = set(range(2, len(doc.line_keys)))
+    assert nshash.frame.shared_frame(doc, [member]) == set()
+    assert nshash.frame.shared_frame(doc, [member], [4]) == set()  # the repeated line, seen elsewhere
+    assert nshash.frame.shared_frame(doc, [member], [2, 3, 4, 5]) == lines  # most of it seen elsewhere: a footer
 
 
 def test_own_article_needs_the_pages_own_lines_known_elsewhere() -> None:
