@@ -110,11 +110,10 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_
     Py_ssize_t limit = head_beyond_top ? LIST_LINES : OWN_LINES, skip = 0;
     while (skip < (limit < n ? limit : n) && !d->shared[n - 1 - skip] && d->grams[n - 1 - skip] < LIST_GRAMS) skip++;
     if (!edge_run(d, 1, skip, foot, &unused)) return;
-    if (skip) { /* one shared block above lines of the page's own, not a header and a footer */
-        Py_ssize_t i = 0;
-        while (i < n && (!foot[i] || head[i])) i++;
-        if (i == n) return;
-    }
+    Py_ssize_t beyond = 0; /* the first line of the foot outside the head (n: none, one shared block) */
+    while (beyond < n && (!foot[beyond] || head[beyond])) beyond++;
+    if (skip && beyond == n) return; /* one shared block above lines of the page's own */
+    if (tail && beyond == n && !at_the_end(d, tail, head)) return; /* one block without the member's end */
     /* no header, and the member's last lines not in the "footer": the end of its article */
     if (tail && !head_beyond_top && !at_the_end(d, tail, foot)) return;
     if (tail) { /* sketch._own_footer: lines other clusters have stepped over, none in the run above them */

@@ -240,6 +240,17 @@ def chrome_lines(
         # 0.001; without the "above lines of its own" (a block reaching the page's bottom is also
         # what a page of nothing but its site's frame looks like), one file lost 0.009.
         return set()
+    if foot <= head and tail and not _at_the_end(tail, line_keys, line_grams, head):
+        # One block reaching the page's bottom that does not hold the member's end: the top of
+        # its article, not a site's frame, which holds the member's last lines.  A truncated zh
+        # copy under a notice line of its own shared every other line with its original: the
+        # whole text was taken for a header and footer (containment 0.0, all 5 sentences voting
+        # for the original).  Measured on 50 synthetic files of ten seeds: recall up on 37 (to
+        # +0.5 points, mean +0.11), down on 2 (-0.07 at most); precision up on 4, down on 5
+        # (-0.0017 at most: clusters that had joined a pasted paragraph's or a templated
+        # sibling's page are larger now); real pages all forms recall 0.919 -> 0.925, article
+        # text -> full page 0.93 -> 0.94, precision unchanged; the sample unchanged.
+        return set()
     if tail and not site_header and not _at_the_end(tail, line_keys, line_grams, foot):
         # No header, and the member's last lines are not in the "footer": these are lines
         # above the member's own footer, the end of its article (a copy without a footer of

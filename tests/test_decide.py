@@ -494,6 +494,41 @@ def test_a_run_from_the_bottom_with_a_line_seen_elsewhere_is_still_the_article()
     assert nshash.frame.shared_frame(doc, [member], [2, 3, 4, 5]) == lines  # most of it seen elsewhere: a footer
 
 
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_truncated_copy_under_a_line_of_its_own_joins_its_article(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every line of the copy below its own first line is one of the original's, from its top on:
+    # one block, the run from the top and the run from the bottom alike.  Taken for a header and a
+    # footer, it left nothing to compare (containment 0.0).  A site's frame holds the member's
+    # last lines; this block does not.
+    from nshash.sketch import chrome_lines, member_tail
+
+    rng = random.Random(61)
+    article = [paragraph(rng, 3) for _ in range(8)]
+    footer = ["Copyright 2024 Example Media Ltd, all rights reserved.", paragraph(rng, 1)]
+    original = "\n".join(["The story", *article, *footer])
+    copy = "\n".join(["Reposted from Example Media: " + paragraph(rng, 2), *article[:5]])
+    doc, stored = _features(copy), _features(original)
+    member = _member(original)
+    tail = member_tail(stored.line_keys, stored.line_grams)
+    block = set(range(1, len(doc.line_keys)))
+    assert chrome_lines(doc.line_keys, doc.line_grams, member.lines) == block  # no tail: frame
+    assert chrome_lines(doc.line_keys, doc.line_grams, member.lines, tail) == set()
+    _assert_joins(original, copy, native, monkeypatch)
+    if not native:  # were the member's end taken as found, the block would be frame: apart
+        monkeypatch.setattr(nshash.decide, "speedups", None)
+        monkeypatch.setattr(nshash.sketch, "_at_the_end", lambda tail, keys, grams, lines: True)
+        nsh = nshash.NSHash()
+        nsh.get_similar(original)
+        assert nsh.add(copy).is_new
+        monkeypatch.undo()
+    # A page of nothing but the member's header and footer holds its end: frame still.
+    frame_only = "\n".join(["Another story", *footer])
+    shell = _features("\n".join(["Section index", *footer]))
+    assert chrome_lines(shell.line_keys, shell.line_grams, _member(frame_only).lines, tail) == {1, 2}
+
+
 def test_own_article_needs_the_pages_own_lines_known_elsewhere() -> None:
     from nshash.frame import own_article
 
