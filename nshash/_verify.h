@@ -122,6 +122,26 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_
         for (Py_ssize_t i = 0; i < n && stepped && !foot_known; i++) foot_known = foot[i] && known[i];
         if (stepped && !foot_known && !at_the_end(d, tail, foot)) return;
     }
+    { /* sketch._past_a_gap: the header's lines below its first gap are the article when those above it are all
+         known lines and those below none */
+        Py_ssize_t gap_at = -1;
+        int seen_head = 0;
+        for (Py_ssize_t i = 0; i < n && gap_at < 0; i++) {
+            if (head[i] && seen_head && !head[i - 1]) gap_at = i;
+            seen_head |= head[i];
+        }
+        if (gap_at > 0) {
+            int above = 1, below = 0;
+            for (Py_ssize_t i = 0; i < n; i++)
+                if (head[i]) {
+                    if (i < gap_at) above &= known[i] != 0;
+                    else below |= known[i] != 0;
+                }
+            if (above && !below)
+                for (Py_ssize_t i = gap_at; i < n; i++)
+                    if (head[i]) head[i] = foot[i] = 0;
+        }
+    }
     if (!head_beyond_top) { /* a footer that is most of the smaller text, and few lines of it others': the article */
         Py_ssize_t grams = 0, seen = 0;
         for (Py_ssize_t i = 0; i < n; i++)

@@ -337,6 +337,50 @@ def test_a_copy_under_a_common_menu_above_its_own_footer_joins_its_article(
         assert not copy_joins()
 
 
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_copy_below_a_common_menu_and_a_byline_keeps_its_article(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two sites use one menu line and carry one disclaimer.  A copy on the second site keeps the
+    # article's first paragraphs verbatim below a byline of its own: the shared header ran from
+    # the menu over the byline into the article, which was left out as frame.
+    from nshash.sketch import _past_a_gap
+    from nshash.stores.memory import HashDBMemory
+
+    rng = random.Random(67)
+    menu = "Home | News | Tech | About | Contact"
+    disclaimer = "Disclaimer: " + paragraph(rng, 2)
+    article = [paragraph(rng, 3) for _ in range(6)]
+    original = "\n".join(["The story", menu, "2024-03-02 09:15", *article, paragraph(rng, 1), disclaimer])
+    footer = [paragraph(rng, 1) for _ in range(4)]
+    others = [
+        "\n".join([f"Another story {i}", menu, f"2024-01-0{i}", *[paragraph(rng, 3) for _ in range(3)], *footer])
+        + "\n"
+        + disclaimer
+        for i in range(2)
+    ]
+    edited = [edit_characters(p, rng, len(p) // 4) for p in article[3:]]
+    copy = "\n".join(["The story, reprinted", menu, "By a staff writer", *article[:3], *edited, *footer, disclaimer])
+
+    def copy_joins() -> bool:
+        nsh = nshash.NSHash()
+        first = nsh.get_similar(original)
+        assert len({nsh.get_similar(other) for other in others} | {first}) == 3
+        return nsh.add(copy).similar_id == first
+
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+    assert copy_joins()
+    assert _past_a_gap({1, 3, 4, 5}, {1}) == {3, 4, 5}
+    assert _past_a_gap({1, 3, 4, 5}, {1, 4}) == set()  # a line below the gap that others have: a header
+    assert _past_a_gap({1, 2, 4, 5}, {1}) == set()  # a line above it that no other has
+    if not native:  # and without the rule (in the Python verification) it stays apart
+        monkeypatch.setattr(nshash.decide, "speedups", None)
+        assert copy_joins()
+        monkeypatch.setattr(nshash.sketch, "_past_a_gap", lambda head, known: set())
+        assert not copy_joins()
+
+
 def test_a_footer_both_pages_have_stays_frame_above_known_related_titles() -> None:
     # The rule above takes a run for the article only when none of its lines are known: two
     # articles of one site share a footer that the site's other pages have, and related titles
