@@ -6,6 +6,7 @@ import json
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -317,23 +318,30 @@ def test_a_copy_under_a_common_menu_above_its_own_footer_joins_its_article(
     # site's other pages have.  The shared menu looked like one site's header, so the footer
     # was stepped over as a list of related titles, and the last paragraphs were taken for a
     # footer both pages share and left out: what remained, edited, scored below verify.
-    from nshash.stores.memory import HashDBMemory
-
     original, *others, copy = own_footer_corpus()
+    _assert_rule_joins(original, others, copy, native, monkeypatch, "_own_footer", lambda *args: False)
+
+
+def _assert_rule_joins(
+    original: str, others: list[str], copy: str, native: bool, monkeypatch: pytest.MonkeyPatch, rule: str, off: Any
+) -> None:
+    """``copy`` joins ``original`` after ``others`` (clusters of their own), through the C or the Python decision;
+    with ``nshash.sketch.<rule>`` replaced by ``off`` (in the Python verification) it stays apart."""
+    from nshash.stores.memory import HashDBMemory
 
     def copy_joins() -> bool:
         nsh = nshash.NSHash()
         first = nsh.get_similar(original)
-        assert len({nsh.get_similar(other) for other in others} | {first}) == 3
+        assert len({nsh.get_similar(other) for other in others} | {first}) == len(others) + 1
         return nsh.add(copy).similar_id == first
 
     if not native:
         monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
     assert copy_joins()
-    if not native:  # and without the rule (in the Python verification) it stays apart
+    if not native:
         monkeypatch.setattr(nshash.decide, "speedups", None)
         assert copy_joins()
-        monkeypatch.setattr(nshash.sketch, "_own_footer", lambda known, count, skip, foot: False)
+        monkeypatch.setattr(nshash.sketch, rule, off)
         assert not copy_joins()
 
 
@@ -345,7 +353,6 @@ def test_a_copy_below_a_common_menu_and_a_byline_keeps_its_article(
     # article's first paragraphs verbatim below a byline of its own: the shared header ran from
     # the menu over the byline into the article, which was left out as frame.
     from nshash.sketch import _past_a_gap
-    from nshash.stores.memory import HashDBMemory
 
     rng = random.Random(67)
     menu = "Home | News | Tech | About | Contact"
@@ -361,24 +368,10 @@ def test_a_copy_below_a_common_menu_and_a_byline_keeps_its_article(
     ]
     edited = [edit_characters(p, rng, len(p) // 4) for p in article[3:]]
     copy = "\n".join(["The story, reprinted", menu, "By a staff writer", *article[:3], *edited, *footer, disclaimer])
-
-    def copy_joins() -> bool:
-        nsh = nshash.NSHash()
-        first = nsh.get_similar(original)
-        assert len({nsh.get_similar(other) for other in others} | {first}) == 3
-        return nsh.add(copy).similar_id == first
-
-    if not native:
-        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
-    assert copy_joins()
     assert _past_a_gap({1, 3, 4, 5}, {1}) == {3, 4, 5}
     assert _past_a_gap({1, 3, 4, 5}, {1, 4}) == set()  # a line below the gap that others have: a header
     assert _past_a_gap({1, 2, 4, 5}, {1}) == set()  # a line above it that no other has
-    if not native:  # and without the rule (in the Python verification) it stays apart
-        monkeypatch.setattr(nshash.decide, "speedups", None)
-        assert copy_joins()
-        monkeypatch.setattr(nshash.sketch, "_past_a_gap", lambda head, known: set())
-        assert not copy_joins()
+    _assert_rule_joins(original, others, copy, native, monkeypatch, "_past_a_gap", lambda *args: set())
 
 
 def test_a_footer_both_pages_have_stays_frame_above_known_related_titles() -> None:
