@@ -232,7 +232,8 @@ def chrome_lines(
     foot = {count - 1 - index for index in _edge_run(shared[::-1], line_grams[::-1], skip=skip)}
     if not foot:
         return set()  # a copy that keeps the top of an article (truncated), not a site's frame
-    if skip and foot <= head:
+    one_block = foot <= head
+    if skip and one_block:
         # The run from the bottom, found above lines of the page's own, is the run from the top:
         # one shared block, not a header and a footer (a truncated copy above a list of related
         # titles; its paragraphs were taken for frame and left out).  Measured on the 15 synthetic
@@ -240,7 +241,7 @@ def chrome_lines(
         # 0.001; without the "above lines of its own" (a block reaching the page's bottom is also
         # what a page of nothing but its site's frame looks like), one file lost 0.009.
         return set()
-    if foot <= head and tail and not _at_the_end(tail, line_keys, line_grams, head):
+    if one_block and tail and not _at_the_end(tail, line_keys, line_grams, head):
         # One block reaching the page's bottom that does not hold the member's end: the top of
         # its article, not a site's frame, which holds the member's last lines.  A truncated zh
         # copy under a notice line of its own shared every other line with its original: the
@@ -251,13 +252,15 @@ def chrome_lines(
         # sibling's page are larger now); real pages all forms recall 0.919 -> 0.925, article
         # text -> full page 0.93 -> 0.94, precision unchanged; the sample unchanged.
         return set()
-    if tail and not site_header and not _at_the_end(tail, line_keys, line_grams, foot):
-        # No header, and the member's last lines are not in the "footer": these are lines
-        # above the member's own footer, the end of its article (a copy without a footer of
-        # its own, whose last paragraphs were taken for a shared footer and left out).
-        return set()
-    if tail and _own_footer(known, count, skip, foot) and not _at_the_end(tail, line_keys, line_grams, foot):
-        # The same, under a header that only looks like one site's (a menu many sites use).
+    if (
+        tail
+        and (not site_header or _own_footer(known, count, skip, foot))
+        and not _at_the_end(tail, line_keys, line_grams, foot)
+    ):
+        # No header (or one that only looks like one site's: a menu many sites use), and the
+        # member's last lines are not in the "footer": these are lines above the member's own
+        # footer, the end of its article (a copy without a footer of its own, or one whose own
+        # footer was stepped over, whose last paragraphs were taken for a shared footer).
         return set()
     return (head | foot) - _past_a_gap(head, known)
 
