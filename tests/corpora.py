@@ -64,29 +64,3 @@ def manual_corpus() -> list[str]:
 def menu_corpus() -> list[str]:
     """:func:`hard_corpus` of a manual's menu pages: templated siblings that share whole lines, not text between."""
     return hard_corpus(menus=True)
-
-
-def own_footer_corpus() -> list[str]:
-    """An article, two pages of another site under the same menu line, then that site's copy of the article.
-
-    The copy edits the article's first paragraphs and keeps its last ones
-    verbatim, above its own site's footer (:func:`nshash.sketch._own_footer`).
-    """
-    from tests.fleet import edit_characters
-
-    rng = random.Random(53)
-    words = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(3, 9))) for _ in range(2000)]
-
-    def paragraph(sentences: int) -> str:
-        return " ".join(
-            " ".join(rng.choice(words) for _ in range(rng.randint(8, 14))).capitalize() + "." for _ in range(sentences)
-        )
-
-    menu = "Home | News | Tech | About | Contact"
-    article = [paragraph(3) for _ in range(6)]
-    original = "\n".join(["The story", menu, "2024-03-02 09:15", *article, paragraph(2), "Back to top"])
-    footer = ["Copyright 2024 Other Media, all rights reserved.", "Follow us for more stories.", "Share this page"]
-    others = ["\n".join([f"Another story {i}", menu, *[paragraph(3) for _ in range(3)], *footer]) for i in range(2)]
-    edited = [edit_characters(p, rng, len(p) // 4) for p in article[:3]]
-    copy = "\n".join(["The story, reprinted", menu, "By a staff writer", *edited, *article[3:], *footer])
-    return [original, *others, copy]

@@ -20,7 +20,6 @@ import nshash.members
 from nshash.boilerplate import BOILERPLATE, CONTENT
 from nshash.options import OPTIONS_VERSION, Options
 from nshash.sketch import Member, Sketch, containment, line_filter, sketch
-from tests.corpora import own_footer_corpus
 from tests.fleet import edit_characters
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sample.jsonl"
@@ -318,7 +317,15 @@ def test_a_copy_under_a_common_menu_above_its_own_footer_joins_its_article(
     # site's other pages have.  The shared menu looked like one site's header, so the footer
     # was stepped over as a list of related titles, and the last paragraphs were taken for a
     # footer both pages share and left out: what remained, edited, scored below verify.
-    original, *others, copy = own_footer_corpus()
+    rng = random.Random(53)
+    menu = "Home | News | Tech | About | Contact"
+    article = [paragraph(rng, 3) for _ in range(6)]
+    original = "\n".join(["The story", menu, "2024-03-02 09:15", *article, paragraph(rng, 2), "Back to top"])
+    footer = ["Copyright 2024 Other Media, all rights reserved.", "Follow us for more stories.", "Share this page"]
+    bodies = [[paragraph(rng, 3) for _ in range(3)] for _ in range(2)]
+    others = ["\n".join([f"Another story {i}", menu, *body, *footer]) for i, body in enumerate(bodies)]
+    edited = [edit_characters(p, rng, len(p) // 4) for p in article[:3]]
+    copy = "\n".join(["The story, reprinted", menu, "By a staff writer", *edited, *article[3:], *footer])
     _assert_rule_joins(original, others, copy, native, monkeypatch, "_own_footer", lambda *args: False)
 
 
@@ -375,7 +382,7 @@ def test_a_copy_below_a_common_menu_and_a_byline_keeps_its_article(
 
 
 def test_a_footer_both_pages_have_stays_frame_above_known_related_titles() -> None:
-    # The rule above takes a run for the article only when none of its lines are known: two
+    # sketch._own_footer takes a run for the article only when none of its lines are known: two
     # articles of one site share a footer that the site's other pages have, and related titles
     # below it may have been seen in other pages' lists too.
     from nshash.sketch import chrome_lines, member_tail
