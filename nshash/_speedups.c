@@ -305,6 +305,54 @@ static PyObject *similar(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return result;
 }
 
+/*
+ * similar_many(texts, start, features_args, tables, pending, options, allocate_id) -> (ids, stop, features):
+ * similar() on texts[start:], in order, until one is handed back.  ids: the
+ * decided pages' similar ids; stop: the index of the page handed back (len(texts)
+ * when none was), features: what similar() gave for it (None when its features
+ * too are left to Python, or when none was handed back).
+ */
+static PyObject *similar_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 7 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "similar_many(texts, start, features_args, tables, pending, options, allocate_id): texts is a "
+                        "list of str");
+        return NULL;
+    }
+    PyObject *texts = args[0];
+    Py_ssize_t i = PyLong_AsSsize_t(args[1]);
+    if (i == -1 && PyErr_Occurred()) return NULL;
+    if (i < 0) {
+        PyErr_SetString(PyExc_ValueError, "similar_many(): start must be >= 0");
+        return NULL;
+    }
+    PyObject *ids = PyList_New(0), *handed = Py_None;
+    if (ids == NULL) return NULL;
+    PyObject *call[6] = {NULL, args[2], args[3], args[4], args[5], args[6]};
+    /* The list's length is read each turn: allocate_id is Python, which could change it. */
+    for (; i < PyList_GET_SIZE(texts); i++) {
+        PyObject *text = PyList_GET_ITEM(texts, i);
+        Py_INCREF(text);
+        call[0] = text;
+        PyObject *pair = similar(self, call, 6);
+        Py_DECREF(text);
+        if (pair == NULL) goto fail;
+        PyObject *match = PyTuple_GET_ITEM(pair, 0);
+        if (match == Py_None) {
+            PyObject *result = Py_BuildValue("(NnO)", ids, i, PyTuple_GET_ITEM(pair, 1));
+            Py_DECREF(pair);
+            return result;
+        }
+        int appended = PyList_Append(ids, PyTuple_GET_ITEM(match, 0));
+        Py_DECREF(pair);
+        if (appended < 0) goto fail;
+    }
+    return Py_BuildValue("(NnO)", ids, i, handed);
+fail:
+    Py_DECREF(ids);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"sketch", sketch, METH_O, "sketch(text) -> (grams, slots): nshash.sketch.sketch_python in C."},
     {"features", (PyCFunction)(void (*)(void))features, METH_FASTCALL,
@@ -323,6 +371,9 @@ static PyMethodDef methods[] = {
     {"similar", (PyCFunction)(void (*)(void))similar, METH_FASTCALL,
      "similar(text, features_args, tables, pending, options, allocate_id) -> (match, features): features and "
      "assign in one call (match None: Python decides, with features unless they are None too)."},
+    {"similar_many", (PyCFunction)(void (*)(void))similar_many, METH_FASTCALL,
+     "similar_many(texts, start, features_args, tables, pending, options, allocate_id) -> (ids, stop, features): "
+     "similar() on texts[start:] until a page is handed back (at stop; features as similar() gave them)."},
     {"tables", tables, METH_NOARGS, "tables() -> dict: the tables the C took from nshash.text and nshash.fingerprint."},
     {NULL, NULL, 0, NULL},
 };

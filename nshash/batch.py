@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Final, Union
 
 from nshash.errors import ArgumentTypeError, DocumentDecodeError, DocumentTypeError, UnknownOptionError
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from nshash.core import NSHash
     from nshash.fingerprint import Features
 
+# Documents decoded and assigned this many at a time (as get_similar_many's chunks).
+_CHUNK: Final = 512
 # Ids resolved to their roots this many at a time (a list of Python ints for all of them would be the peak).
 _RESOLVE_CHUNK: Final = 65_536
 
@@ -90,13 +93,20 @@ def each_features(
     index: NSHash, texts: Iterable[Any], labels: Sequence[Any] | None = None, start: int = 0
 ) -> Iterator[Any]:
     """:func:`all_features`, one document at a time."""
+    return map(index._features, each_text(index, texts, labels, start))
+
+
+def each_text(
+    index: NSHash, texts: Iterable[Any], labels: Sequence[Any] | None = None, start: int = 0
+) -> Iterator[str]:
+    """Every document decoded; a bad one raises with its position (from ``start``) and label."""
     if isinstance(texts, (str, bytes, bytearray)):
         raise ArgumentTypeError("texts must be a list (or Series) of documents, not a single document")
     from nshash.text import coerce_document
 
     for position, doc in enumerate(texts):
         try:
-            yield index._features(coerce_document(doc, index.errors))
+            yield coerce_document(doc, index.errors)
         except (DocumentTypeError, DocumentDecodeError) as exc:
             where = f"document {start + position}"
             if labels is not None:
@@ -128,10 +138,19 @@ def similar_ids(texts: Texts, **options: Any) -> list[int] | pd.Series[Any]:
     >>> nshash.similar_ids([article, "Something else entirely, long enough.", "By Jane. " + article])
     [1, 2, 1]
     """
-    # One document at a time, keyed then assigned: the run keeps its index and 8 bytes a page.
+    # A chunk of documents at a time, each keyed and assigned at once (one C call a chunk, as
+    # get_similar_many): the run keeps its index and 8 bytes a page.
     index = new_index(options)
     pd = sys.modules.get("pandas")
     if pd is not None and isinstance(texts, pd.Series):
-        ids = cluster_features(options, each_features(index, texts.tolist(), texts.index))
+        ids = cluster_texts(index, each_text(index, texts.tolist(), texts.index))
         return pd.Series(ids, index=texts.index, name="similar_id", dtype="int64")
-    return cluster_features(options, each_features(index, texts))
+    return cluster_texts(index, each_text(index, texts))
+
+
+def cluster_texts(index: NSHash, texts: Iterator[str]) -> list[int]:
+    """The batch ids of decoded documents, assigned ``_CHUNK`` at a time on ``index``."""
+    raw = array("Q")
+    while chunk := list(islice(texts, _CHUNK)):
+        raw.extend(index._similar_all(chunk))
+    return final_ids(index, raw)

@@ -21,7 +21,7 @@ from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import HashFunc
 from nshash.index import Index
 from nshash.match import Match
-from nshash.native import similar_native
+from nshash.native import similar_many_native, similar_native
 from nshash.options import OPTION_NAMES, Options
 from nshash.stores import HashDB
 from nshash.stores.view import StoreView
@@ -130,12 +130,40 @@ class NSHash(Compat07, Index):
             return super()._similar(text)
         return self.store.transaction(lambda view: self._similar_native(view, text, args))
 
+    def _similar_all(self, texts: list[str]) -> list[int]:
+        # A chunk of get_similar_many in one transaction and one C call, so the
+        # store's lock and the Python around each page are paid once a chunk.
+        # With save_every the store counts documents by transactions: page by page.
+        args = self.fingerprinter.c_features_args
+        store = self.store
+        if args is None or getattr(store, "native_tables", None) is None or getattr(store, "save_every", None):
+            return super()._similar_all(texts)
+        return store.transaction(lambda view: self._similar_native_all(view, texts, args))
+
+    def _similar_native_all(self, view: StoreView, texts: list[str], args: tuple[int, ...]) -> list[int]:
+        ids: list[int] = []
+        start = 0
+        while start < len(texts):
+            found = similar_many_native(view, texts, start, args, self.opts)
+            if found is None:  # the store lends no C tables now (a deletion pending)
+                return ids + [self._similar_native(view, text, args) for text in texts[start:]]
+            decided, stop, features = found
+            ids += decided
+            if stop < len(texts):  # a turn the C hands back, having written nothing for that page
+                ids.append(self._decide_handed(view, texts[stop], features))
+            start = stop + 1
+        return ids
+
     def _similar_native(self, view: StoreView, text: str, args: tuple[int, ...]) -> int:
         found = similar_native(view, text, args, self.opts)
         if isinstance(found, Match):
             return found.similar_id
-        if isinstance(found, Features):  # a turn the C decision hands back, having written nothing
-            return assign_python(view, found, self.opts).similar_id
+        return self._decide_handed(view, text, found)
+
+    def _decide_handed(self, view: StoreView, text: str, features: Features | None) -> int:
+        """A page the C decision handed back (with its features) or could not take (``None``)."""
+        if features is not None:  # the C features, for the decision it left to Python
+            return assign_python(view, features, self.opts).similar_id
         return self._assign(view, self._features(text))
 
     # -- fingerprints ------------------------------------------------------------------

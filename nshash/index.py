@@ -322,3 +322,7 @@ class Index:
         """:meth:`get_similar` of a decoded document: its features, then its cluster in one transaction."""
         features = self._features(text)
         return self.store.transaction(lambda view: self._assign(view, features))
+
+    def _similar_all(self, texts: list[str]) -> list[int]:
+        """:meth:`_similar` of each decoded document, in order (what :func:`~nshash.many.get_similar_many` calls)."""
+        return [self._similar(text) for text in texts]

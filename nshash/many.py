@@ -105,22 +105,22 @@ def get_similar_many(
     if progress:
         _tqdm()  # fail now, not after the first chunk, when tqdm is missing
     total = len(docs) if isinstance(docs, Sized) else None
-    decide: Callable[[Any], int]
+    decide: Callable[[list[Any]], list[int]]
     if workers == 1 or index.cheap_fingerprints:
-        # Each text keyed and decided at once, as get_similar does (NSHash on the memory store: one C call).
+        # Each text keyed and decided at once, as get_similar does (NSHash on the memory store: a chunk
+        # in one C call).
         batches = _serial(partial(_fingerprint, _text, index.errors), _chunks(docs, chunk_size))
-        decide = index._similar
+        decide = index._similar_all
     else:
         batches = _in_workers(
             partial(_fingerprint, index.fingerprinter.features, index.errors), docs, chunk_size, workers
         )
-        decide = partial(_assign_in, index.store.transaction, index._assign)
+        decide = partial(_assign_all, index.store.transaction, index._assign)
     raw: list[int] = []
     bar = None
     try:
         for batch in batches:
-            for item in batch:
-                raw.append(decide(item))
+            raw += decide(batch)
             _add_counts(index.store, len(batch), max(raw[-len(batch) :], default=0))
             if progress:
                 bar = bar or _tqdm()(total=total, unit="doc", file=sys.stderr, dynamic_ncols=True)
@@ -143,8 +143,8 @@ def document_counts(store: HashDB) -> dict[str, int] | None:
 # -- one process ----------------------------------------------------------------------------
 
 
-def _assign_in(transaction: Callable[[Callable[[StoreView], int]], int], assign: Any, features: Any) -> int:
-    return transaction(partial(_assign_one, assign, features))
+def _assign_all(transaction: Callable[[Callable[[StoreView], int]], int], assign: Any, batch: list[Any]) -> list[int]:
+    return [transaction(partial(_assign_one, assign, features)) for features in batch]
 
 
 def _assign_one(assign: Callable[[Any, Any], int], features: Any, view: StoreView) -> int:

@@ -51,8 +51,26 @@ def similar_native(
     match, found = speedups.similar(text, feature_args, *tables, _c_options(options), view.allocate_id)
     if match is not None:
         return Match(*match)
-    if found is None:
+    return None if found is None else _features(found)
+
+
+def similar_many_native(
+    view: StoreView, texts: list[str], start: int, feature_args: tuple[int, ...], options: Options
+) -> tuple[list[int], int, Features | None] | None:
+    """:func:`similar_native` on ``texts[start:]`` in one C call, in order, until the C hands a page back.
+
+    ``(ids, stop, features)``: the similar ids of ``texts[start:stop]``; ``stop``,
+    the page handed back (``len(texts)`` when none was) and its features, as
+    :func:`similar_native` gives them (``None`` when only Python computes them).
+    ``None`` when ``view`` lends no C tables.
+    """
+    if speedups is None or (tables := _lent_tables(view)) is None:
         return None
+    ids, stop, found = speedups.similar_many(texts, start, feature_args, *tables, _c_options(options), view.allocate_id)
+    return ids, stop, None if found is None else _features(found)
+
+
+def _features(found: tuple[Any, ...]) -> Features:
     keys, positions, doc_key, (grams, slots), line_keys, line_grams, whole, line_ends = found
     return Features(keys, positions, doc_key, Sketch(grams, slots), line_keys, line_grams, whole, line_ends)
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nshash
+import nshash.batch
 from nshash.batch import number_components, similar_ids
 
 # A vocabulary of made-up words, large enough that two articles are different
@@ -164,23 +165,29 @@ def test_import_nshash_stays_light() -> None:
 
 def test_documents_are_assigned_as_they_are_read_not_all_keyed_first(monkeypatch: pytest.MonkeyPatch) -> None:
     # The batch keeps its index and 8 bytes a page: it must not hold every
-    # page's features at once (4.8 KB a page when it did).
+    # page's features (4.8 KB a page when it did), nor every text, at once.
+    monkeypatch.setattr(nshash.batch, "_CHUNK", 4)
     docs, _ = make_corpus(3)
+    assert len(docs) > 3 * 4
     read: list[int] = []
-    assigned_after: list[int] = []
-    original = nshash.NSHash._assign
+    read_at_call: list[tuple[int, int]] = []
+    original = nshash.NSHash._similar_all
 
-    def spy(self: nshash.NSHash, view: object, features: object) -> int:
-        assigned_after.append(len(read))
-        return original(self, view, features)  # type: ignore[arg-type]
+    def spy(self: nshash.NSHash, texts: list[str]) -> list[int]:
+        read_at_call.append((len(read), len(texts)))
+        return original(self, texts)
 
     def stream() -> object:
         for doc in docs:
             read.append(1)
             yield doc
 
-    monkeypatch.setattr(nshash.NSHash, "_assign", spy)
+    monkeypatch.setattr(nshash.NSHash, "_similar_all", spy)
     ids = similar_ids(stream())  # type: ignore[arg-type]
-    assert assigned_after == list(range(1, len(docs) + 1))
+    assigned = 0
+    for was_read, chunk in read_at_call:  # a chunk is assigned before the next one is read
+        assert chunk <= 4 and was_read == assigned + chunk
+        assigned += chunk
+    assert assigned == len(docs)
     monkeypatch.undo()
     assert ids == nshash.similar_ids(docs)

@@ -11,6 +11,7 @@ import pytest
 import nshash
 import nshash.decide
 import nshash.native
+from nshash.many import get_similar_many
 from nshash.native import TABLES
 from nshash.stores.memory import HashDBMemory
 from tests.corpora import hard_corpus, manual_corpus, menu_corpus, popular_copies
@@ -40,6 +41,14 @@ class Counting:
     def similar(self, *args: Any) -> Any:
         match, features = out = speedups.similar(*args)
         self.one_call["decided" if match is not None else "features" if features is not None else "none"] += 1
+        return out
+
+    def similar_many(self, texts: list[str], start: int, *args: Any) -> Any:
+        ids, stop, features = out = speedups.similar_many(texts, start, *args)
+        self.one_call["decided"] += len(ids)
+        if stop < len(texts):
+            self.one_call["features" if features is not None else "none"] += 1
+        self.one_call["chunk calls"] += 1
         return out
 
 
@@ -140,6 +149,50 @@ def test_get_similar_in_one_c_call_gives_the_ids_and_tables_of_two_steps(
     assert not two_counting.one_call and two_counting.decided > 0
 
 
+@pytest.mark.parametrize("docs", [popular_copies, hard_corpus], ids=["popular-story copies", "hard corpus"])
+def test_get_similar_many_in_one_c_call_a_chunk_gives_the_ids_and_tables_of_a_loop(
+    docs: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = docs()
+    feed = [*texts[:50], PYTHON_FEATURES_PAGE, *texts[50:], PYTHON_FEATURES_PAGE, *texts[:40]]
+    results = []
+    for many in (True, False):
+        counting = Counting()
+        monkeypatch.setattr(nshash.native, "speedups", counting)
+        store = HashDBMemory(tmp_path / f"{many}.hashdb.pkl", log_interval=3600)
+        nsh = nshash.NSHash(hashdb=store)
+        ids = get_similar_many(nsh, feed, chunk_size=64) if many else nsh.resolve_many(map(nsh.get_similar, feed))
+        tables = {name: sorted(store._tables[name].items()) for name in TABLES}
+        pending = {name: sorted(store._pending[name].items()) for name in TABLES if name in store._pending}
+        store.close()
+        results.append((ids, tables, pending, counting.one_call))
+    (ids, tables, pending, calls), (loop_ids, loop_tables, loop_pending, loop_calls) = results
+    assert ids == loop_ids and tables == loop_tables and pending == loop_pending
+    # Every page went through a chunk's call; a call ends at a chunk's end or at a page handed back
+    # (with its features, or none: the page the C features cannot reproduce), the chunk going on after it.
+    chunks = -(-len(feed) // 64)
+    handed_back = calls["features"] + calls["none"]
+    assert calls["decided"] + handed_back == len(ids)
+    assert calls["features"] > 0 and calls["none"] == 2
+    assert chunks <= calls["chunk calls"] <= chunks + handed_back
+    assert calls["decided"] == loop_calls["decided"] and loop_calls["chunk calls"] == 0
+
+
+def test_get_similar_many_counts_documents_for_save_every_page_by_page(tmp_path: Path) -> None:
+    texts = hard_corpus()[:30]
+    with HashDBMemory(tmp_path / "s.hashdb.pkl", save_every=10) as store:
+        nsh = nshash.NSHash(hashdb=store)
+        saved, save = [], store.save
+
+        def counted_save() -> None:
+            saved.append(len(saved))
+            save()
+
+        store.save = counted_save  # type: ignore[method-assign]
+        get_similar_many(nsh, texts, chunk_size=64)
+        assert len(saved) == 3  # after every 10 documents, as a get_similar loop: not once a chunk
+
+
 def test_after_a_deletion_the_memory_store_leaves_the_decision_to_python(tmp_path: Path) -> None:
     with HashDBMemory(tmp_path / "d.hashdb.pkl", log_interval=3600) as store:
         tables, pending = store.native_tables(TABLES)
@@ -151,6 +204,9 @@ def test_after_a_deletion_the_memory_store_leaves_the_decision_to_python(tmp_pat
         nsh = nshash.NSHash(hashdb=store)
         text = "A first sentence that is long enough to key. And a second one, long enough too."
         assert nsh.get_similar(text) == nsh.get_similar(text)
+        other = "Another page with sentences long enough to key. Nothing in it is like the first one."
+        first, second = get_similar_many(nsh, [text, other])
+        assert (nsh.get_similar(text), nsh.get_similar(other)) == (first, second) and first != second
     with HashDBMemory(None) as store:
         assert store.native_tables(TABLES)[1] is None  # no log: no pending writes to keep
 
