@@ -6,6 +6,9 @@
 (``_features``) depend only on its text and the index's options, so they may be
 computed anywhere, in any order; the assignment (``_assign``), which reads and
 writes the store, runs in this process, one document at a time, in input order.
+In one process a chunk goes to the index's ``_similar_all``: NSHash on the
+memory store keys and decides the whole chunk in one C call and one
+transaction (the store's lock held for the chunk).
 
 With ``workers > 1``, documents go to a pool of processes in chunks (one round
 trip per chunk, not per document), and their fingerprints come back as flat
