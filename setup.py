@@ -192,9 +192,13 @@ def write_tables() -> None:
     lengths = ", ".join(str(len(marker)) for marker in markers)
     out.append(f"static const int notice_lens[] = {{{lengths}}};\nenum {{ N_NOTICE_MARKERS = {len(markers)} }};")
     out.append(c_codes("ignorecase_ascii", ignorecase_ascii()))
+    # text.fold_table: the t2s pairs, then the full-width digits and letters to ASCII.
     t2s = (PACKAGE / "data" / "t2s.txt").read_text(encoding="utf-8").split()
-    rows = ",\n".join(f"{{0x{ord(pair[0]):X}, 0x{ord(pair[1]):X}}}" for pair in t2s)
-    out.append(f"static const Py_UCS4 t2s_pairs[][2] = {{\n{rows}}};\nenum {{ N_T2S_PAIRS = {len(t2s)} }};")
+    folds = [(ord(pair[0]), ord(pair[1])) for pair in t2s]
+    offset = text["FULLWIDTH_OFFSET"]
+    folds += [(code, code - offset) for low, high in text["FULLWIDTH_ALNUM"] for code in range(low, high + 1)]
+    rows = ",\n".join(f"{{0x{source:X}, 0x{target:X}}}" for source, target in folds)
+    out.append(f"static const Py_UCS4 fold_pairs[][2] = {{\n{rows}}};\nenum {{ N_FOLD_PAIRS = {len(folds)} }};")
     (PACKAGE / "_speedups_tables.h").write_text("\n".join(out) + "\n", encoding="utf-8")
 
 

@@ -57,11 +57,11 @@ static inline int is_cjk(Py_UCS4 c) {
     return cjk;
 }
 
-/* Traditional -> simplified: 256-character pages, allocated only where the table has pairs. */
-static Py_UCS4 *t2s_pages[0x110000 >> 8];
+/* text.fold_table (traditional -> simplified, full-width digits and letters -> ASCII): 256-character pages, allocated only where the table has pairs. */
+static Py_UCS4 *fold_pages[0x110000 >> 8];
 
 static inline Py_UCS4 fold_char(Py_UCS4 c) {
-    const Py_UCS4 *page = t2s_pages[c >> 8];
+    const Py_UCS4 *page = fold_pages[c >> 8];
     return page == NULL ? c : page[c & 0xFF];
 }
 
@@ -87,15 +87,15 @@ static int init_tables(void) {
         unsigned bit = pair_bit(marker[0], marker[1]);
         notice_starts[bit >> 6] |= 1ULL << (bit & 63);
     }
-    for (int i = 0; i < N_T2S_PAIRS; i++) {
-        Py_UCS4 from = t2s_pairs[i][0];
-        Py_UCS4 **page = &t2s_pages[from >> 8];
+    for (int i = 0; i < N_FOLD_PAIRS; i++) {
+        Py_UCS4 from = fold_pairs[i][0];
+        Py_UCS4 **page = &fold_pages[from >> 8];
         if (*page == NULL) {
             *page = PyMem_RawMalloc(256 * sizeof(Py_UCS4));
             if (*page == NULL) return -1;
             for (Py_UCS4 j = 0; j < 256; j++) (*page)[j] = (from & ~(Py_UCS4)0xFF) | j;
         }
-        (*page)[from & 0xFF] = t2s_pairs[i][1];
+        (*page)[from & 0xFF] = fold_pairs[i][1];
     }
     return 0;
 }
@@ -128,11 +128,11 @@ static PyObject *notice_tuple(void) {
 }
 
 static PyObject *tables(PyObject *self, PyObject *unused) {
-    PyObject *t2s = PyDict_New(), *ranges = PyList_New(0);
-    if (t2s == NULL || ranges == NULL) goto fail;
-    for (int i = 0; i < N_T2S_PAIRS; i++) {
-        PyObject *k = PyLong_FromUnsignedLong(t2s_pairs[i][0]), *v = PyLong_FromUnsignedLong(fold_char(t2s_pairs[i][0]));
-        int bad = k == NULL || v == NULL || PyDict_SetItem(t2s, k, v) < 0;
+    PyObject *fold = PyDict_New(), *ranges = PyList_New(0);
+    if (fold == NULL || ranges == NULL) goto fail;
+    for (int i = 0; i < N_FOLD_PAIRS; i++) {
+        PyObject *k = PyLong_FromUnsignedLong(fold_pairs[i][0]), *v = PyLong_FromUnsignedLong(fold_char(fold_pairs[i][0]));
+        int bad = k == NULL || v == NULL || PyDict_SetItem(fold, k, v) < 0;
         Py_XDECREF(k);
         Py_XDECREF(v);
         if (bad) goto fail;
@@ -159,13 +159,13 @@ static PyObject *tables(PyObject *self, PyObject *unused) {
         codes_str(sep_spaced, N_SEP_SPACED), "sep_bare", codes_str(sep_bare, N_SEP_BARE), "SENTENCE_ENDS",
         codes_str(sentence_ends, N_SENTENCE_ENDS), "CLOSERS", codes_str(closers, N_CLOSERS), "entity_names",
         entities, "entity_chars", codes_str(entity_chars, N_ENTITY_CHARS), "ignorecase_ascii",
-        codes_str(ignorecase_ascii, N_IGNORECASE_ASCII), "t2s", t2s, "CHROME_MIN_LINES", CHROME_MIN_LINES,
+        codes_str(ignorecase_ascii, N_IGNORECASE_ASCII), "fold", fold, "CHROME_MIN_LINES", CHROME_MIN_LINES,
         "CHROME_SHORT", CHROME_SHORT, "CHROME_SEGMENTS", CHROME_SEGMENTS, "CHROME_RUN", CHROME_RUN, "WRAP_MIN",
         WRAP_MIN, "CHROME_KEEP", CHROME_KEEP, "CHROME_PROSE", CHROME_PROSE, "TAIL_MARK", tail_mark,
         (Py_ssize_t)TAIL_MARK_LEN, "LINE_MARK", line_mark, (Py_ssize_t)LINE_MARK_LEN, "WHOLE_TEXT_PREFIX",
         doc_prefix, (Py_ssize_t)DOC_PREFIX_LEN, "NO_KEY", (unsigned long long)NO_KEY, "NOTICE_MARKERS", notice_tuple());
 fail:
-    Py_XDECREF(t2s);
+    Py_XDECREF(fold);
     Py_XDECREF(ranges);
     return NULL;
 }

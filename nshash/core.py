@@ -34,7 +34,8 @@ class NSHash(Compat07, Index):
 
     A document's text is cleaned (HTML, scripts and styles removed; on whole
     pages, menus, link lists and short chrome lines dropped; hard-wrapped
-    lines joined; traditional Chinese folded to simplified), split into
+    lines joined; traditional Chinese folded to simplified, full-width digits
+    and letters to ASCII), split into
     sentences and normalised (whitespace and punctuation removed, ASCII
     lower-cased).  Its ``n`` longest sentences are keyed by the hashes of
     their head and tail; the keys propose earlier clusters, and a cluster is
@@ -59,7 +60,8 @@ class NSHash(Compat07, Index):
             edited character spoils one key, not the sentence; ``0`` hashes
             whole sentences.
         anchor_latin: the same for other scripts (letters carry less than ideographs).
-        fold: fold traditional Chinese characters to simplified ones.
+        fold: fold traditional Chinese characters to simplified ones, and
+            full-width digits and letters to ASCII.
         chrome: drop menus, link lists and short lines of whole pages (40+ lines).
         verify: how much of the smaller text must lie in the larger one (estimated
             containment of character 5-grams) to join a cluster or merge two.

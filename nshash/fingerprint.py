@@ -23,7 +23,7 @@ from nshash.text import (
     ascii_lower,
     delimit,
     drop_chrome,
-    fold_traditional,
+    fold_chars,
     normalize_line,
     split_sentences,
     strip_html,
@@ -128,7 +128,7 @@ class Fingerprinter:
         if opts.chrome:
             text = drop_chrome(text)
         if opts.fold:
-            text = fold_traditional(text)
+            text = fold_chars(text)
         return text
 
     def pieces(self, text: str) -> list[str]:

@@ -23,7 +23,7 @@ from nshash.sketch import (
     sketch,
     to_entries,
 )
-from nshash.text import HIDDEN_TAGS, drop_chrome, fold_traditional, split_sentences, strip_html
+from nshash.text import HIDDEN_TAGS, drop_chrome, fold_chars, split_sentences, strip_html
 
 
 @pytest.mark.parametrize("tag", HIDDEN_TAGS)
@@ -103,10 +103,24 @@ def test_hard_wrapped_lines_are_joined_but_menus_are_not() -> None:
 def test_traditional_chinese_folds_to_simplified() -> None:
     simplified = "这是一个关于经济发展的报道，记者在现场进行了采访。"
     traditional = "這是一個關於經濟發展的報道，記者在現場進行了採訪。"
-    assert fold_traditional(traditional) == simplified
+    assert fold_chars(traditional) == simplified
     nsh = nshash.NSHash()
     assert nsh.get_similar(simplified * 3) == nsh.get_similar(traditional * 3)
     assert nshash.NSHash(fold=False).get_nshash(traditional) != nsh.get_nshash(traditional)
+
+
+def test_full_width_digits_and_letters_fold_to_ascii_but_not_punctuation() -> None:
+    page = (
+        "服务器的ＣＰＵ使用率在２０２４年达到了峰值，运维团队随后增加了Ｗｅｂ节点的数量！"
+        "第二句话也很长，讲的是另一件事。"
+    )
+    typed = "服务器的CPU使用率在2024年达到了峰值，运维团队随后增加了Web节点的数量！第二句话也很长，讲的是另一件事。"
+    assert fold_chars(page) == typed
+    assert fold_chars("！？，（）") == "！？，（）"  # they end or split Chinese sentences
+    nsh = nshash.NSHash()
+    assert nsh.get_nshash(page) == nsh.get_nshash(typed)
+    assert nsh.get_similar(page) == nsh.get_similar(typed)
+    assert nshash.NSHash(fold=False).get_nshash(page) != nsh.get_nshash(page)
 
 
 def test_a_dot_after_cjk_ends_a_sentence() -> None:

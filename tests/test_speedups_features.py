@@ -92,7 +92,7 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert tables["NO_KEY"] == fingerprint.NO_KEY
     assert tables["NOTICE_MARKERS"] == fingerprint.NOTICE_MARKERS
     assert speedups.GRAM == GRAM
-    assert tables["t2s"] == text.t2s_table()
+    assert tables["fold"] == text.fold_table()
 
 
 @needs_c
@@ -155,6 +155,7 @@ _TOKENS = [
     *"中文字句話們這說为",
     *map(chr, _TRADITIONAL),
     *(chr(text.t2s_table()[c]) for c in _TRADITIONAL[:20]),
+    *"０９ＡＺａｚＣＰＵ！？．＿",  # full-width digits and letters fold to ASCII; the punctuation does not
     "\U00020000",
     "\U0002a6d6",
     "가",
