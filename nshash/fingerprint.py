@@ -125,10 +125,10 @@ class Fingerprinter:
         opts = self.options
         if opts.normalize:
             text = strip_html(text)
+        if opts.fold:  # before the chrome is judged: a line typed in full-width letters is the same line
+            text = fold_chars(text)
         if opts.chrome:
             text = drop_chrome(text)
-        if opts.fold:
-            text = fold_chars(text)
         return text
 
     def pieces(self, text: str) -> list[str]:

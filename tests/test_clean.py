@@ -200,3 +200,16 @@ def test_a_page_without_usable_sentences_takes_memory_in_proportion(unit: str) -
     tracemalloc.stop()
     # 1.0 peaked at ~62 bytes a character on such pages.
     assert peak < 16 * len(doc)
+
+
+def test_full_width_lines_are_judged_as_chrome_as_their_ascii_forms() -> None:
+    # Folded before the chrome is judged: "Ｓｈａｒｅ ｔｈｉｓ ｓｔｏｒｙ" weighs as CJK (two a
+    # character) unfolded, and would be kept as a line of text where "Share this story" goes.
+    paragraph = "这是一个很长的段落，讲的是服务器的运维，记者在现场进行了采访并记录了细节。"
+    lines = [paragraph.replace("服务器", f"第{i}台服务器") for i in range(40)]
+    page = "\n".join([*lines[:20], "Share this story", *lines[20:]])
+    typed = "".join(chr(ord(c) + 0xFEE0) if c.isascii() and c.isalnum() else c for c in page)
+    fingerprinter = nshash.NSHash().fingerprinter
+    assert "story" not in fingerprinter.clean(page)
+    assert fingerprinter.clean(typed) == fingerprinter.clean(page)
+    assert fingerprinter.features(typed) == fingerprinter.features(page)
