@@ -26,6 +26,7 @@ VERIFY = {
         *("_SLOT_BITS", "EDGE_REST", "BLOOM_BITS", "_BLOOM_PROBES", "_PROBE_BITS", "_LIST_LINES", "_LIST_GRAMS"),
         *("_GAP_GRAMS", "MAX_MEMBERS", "_CLUSTER_SHIFT", "_MEMBER_SHIFT", "_TAG_BITS", "_GRAM_BITS", "_OWN_LINES"),
         "_FOOT_SHARE",
+        "_FOOT_KNOWN",
     ),
     "decide": (
         *("SIZE_RATIO", "SIZE_RATIO_CONTAINMENT", "SIZE_RATIO_GRAMS", "FRAME_ERRORS"),

@@ -114,12 +114,18 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_
     while (beyond < n && (!foot[beyond] || head[beyond])) beyond++;
     if (skip && beyond == n) return; /* one shared block above lines of the page's own */
     if (tail && beyond == n && !at_the_end(d, tail, head)) return; /* one block without the member's end */
-    if (tail) { /* no header (or, sketch._own_footer, the page's own known footer stepped over and no known line
-                   in the run above it), and the member's last lines not in the "footer": the end of its article */
-        int stepped = 0, foot_known = 0;
+    if (tail) { /* no header (or, sketch._own_footer, the page's own known footer stepped over and fewer than
+                   FOOT_KNOWN of the run above it known lines), and the member's last lines not in the "footer":
+                   the end of its article */
+        int stepped = 0;
+        Py_ssize_t foot_lines = 0, foot_known = 0;
         for (Py_ssize_t i = 0; i < skip; i++) stepped |= known[n - 1 - i];
-        for (Py_ssize_t i = 0; i < n && stepped && !foot_known; i++) foot_known = foot[i] && known[i];
-        if ((!head_beyond_top || (stepped && !foot_known)) && !at_the_end(d, tail, foot)) return;
+        for (Py_ssize_t i = 0; i < n && stepped; i++) {
+            foot_lines += foot[i] != 0;
+            foot_known += foot[i] && known[i];
+        }
+        int own_footer = stepped && (double)foot_known < FOOT_KNOWN * (double)foot_lines;
+        if ((!head_beyond_top || own_footer) && !at_the_end(d, tail, foot)) return;
     }
     { /* sketch._past_a_gap: the header's lines below its first gap are the article when those above it are all
          known lines and those below none */

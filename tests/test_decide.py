@@ -329,6 +329,26 @@ def test_a_copy_under_a_common_menu_above_its_own_footer_joins_its_article(
     _assert_rule_joins(original, others, copy, native, monkeypatch, "_own_footer", lambda *args: False)
 
 
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_copy_above_its_own_footer_joins_though_its_article_holds_a_line_others_have(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As above, and one of the paragraphs kept verbatim is a line the manual repeats on its other
+    # pages ("To access this command..."): the run was taken for a footer both pages share,
+    # since it held a line other clusters have.  A footer both pages have holds mostly such lines.
+    rng = random.Random(71)
+    menu = "Home | News | Tech | About | Contact"
+    repeated = "To access this command, choose Tools - Options - Security and then the Options button."
+    article = [paragraph(rng, 3) for _ in range(4)] + [repeated] + [paragraph(rng, 3) for _ in range(3)]
+    original = "\n".join(["The story", menu, "2024-03-02 09:15", *article, paragraph(rng, 2), "Back to top"])
+    footer = ["Copyright 2024 Other Media, all rights reserved.", "Follow us for more stories.", "Share this page"]
+    bodies = [[paragraph(rng, 3), repeated, paragraph(rng, 3)] for _ in range(2)]
+    others = ["\n".join([f"Another story {i}", menu, *body, *footer]) for i, body in enumerate(bodies)]
+    edited = [edit_characters(p, rng, len(p) // 4) for p in article[:3]]
+    copy = "\n".join(["The story, reprinted", menu, "By a staff writer", *edited, *article[3:], *footer])
+    _assert_rule_joins(original, others, copy, native, monkeypatch, "_FOOT_KNOWN", 0.0)
+
+
 def _assert_rule_joins(
     original: str, others: list[str], copy: str, native: bool, monkeypatch: pytest.MonkeyPatch, rule: str, off: Any
 ) -> None:
