@@ -127,8 +127,8 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_
         int own_footer = stepped && (double)foot_known < FOOT_KNOWN * (double)foot_lines;
         if ((!head_beyond_top || own_footer) && !at_the_end(d, tail, foot)) return;
     }
-    { /* sketch._past_a_gap: the header's lines below its first gap are the article when those above it are all
-         known lines and those below none */
+    { /* sketch._past_a_gap: the header's lines below its first gap, up to a run of known lines that ends it
+         (the site's footer), are the article when those above the gap are all known lines and they none */
         Py_ssize_t gap_at = -1;
         int seen_head = 0;
         for (Py_ssize_t i = 0; i < n && gap_at < 0; i++) {
@@ -136,14 +136,24 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_
             seen_head |= head[i];
         }
         if (gap_at > 0) {
-            int above = 1, below = 0;
+            Py_ssize_t footer_at = n;
+            for (Py_ssize_t i = n - 1; i >= gap_at; i--) {
+                if (!head[i]) continue;
+                if (!known[i]) break;
+                footer_at = i;
+            }
+            int above = 1, below = 0, middle = 0;
             for (Py_ssize_t i = 0; i < n; i++)
                 if (head[i]) {
-                    if (i < gap_at) above &= known[i] != 0;
-                    else below |= known[i] != 0;
+                    if (i < gap_at) {
+                        above &= known[i] != 0;
+                    } else if (i < footer_at) {
+                        below |= known[i] != 0;
+                        middle = 1;
+                    }
                 }
-            if (above && !below)
-                for (Py_ssize_t i = gap_at; i < n; i++)
+            if (above && middle && !below)
+                for (Py_ssize_t i = gap_at; i < footer_at; i++)
                     if (head[i]) head[i] = foot[i] = 0;
         }
     }

@@ -266,8 +266,8 @@ def chrome_lines(
 
 
 def _past_a_gap(head: set[int], known: Collection[int]) -> set[int]:
-    """The header's lines past its first gap, when the lines above the gap are all lines other clusters have and
-    those below it none.
+    """The header's lines past its first gap, up to a run of lines other clusters have that ends it, when the
+    lines above the gap are all such lines and those between none.
 
     Many sites use one menu line; a copy on another site that keeps its
     original's lines below a line of its own (a date, a byline) had its
@@ -277,13 +277,28 @@ def _past_a_gap(head: set[int], known: Collection[int]) -> set[int]:
     +0.08), down on 2 (-0.13 at most); precision up on 5, down on one
     (-0.0004); seed 4711: recall up on 2 of 5 (its zh tune +0.6 points),
     precision -0.0004 on one; the real pages and the sample unchanged.
+
+    A copy on the article's own site shares the site's header, the article
+    and the site's footer with its original: one block from top to bottom,
+    over the copy's own date line, all left out as frame (whole-text
+    containment 0.94, scored 0.36 without it).  The block's last lines that
+    other clusters have are the site's footer; what lies between the gap and
+    them is the article.  Measured on 55 synthetic files of eleven seeds:
+    recall up on 14 (to +0.1 points), down on none; precision up on 2, down
+    on one (-0.0009: a story grown larger took a page of a sibling manual
+    section); seeds 3579, 2468 and 8642: recall up on 4 of 15, down on none,
+    precision unchanged; the real pages and the sample unchanged.
     """
     lines = sorted(head)
     for index in range(1, len(lines)):
         if lines[index] != lines[index - 1] + 1:
             above, below = lines[:index], lines[index:]
-            if all(line in known for line in above) and not any(line in known for line in below):
-                return set(below)
+            end = len(below)
+            while end and below[end - 1] in known:
+                end -= 1
+            middle = below[:end]
+            if all(line in known for line in above) and middle and not any(line in known for line in middle):
+                return set(middle)
             break
     return set()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -347,6 +348,64 @@ def test_a_copy_above_its_own_footer_joins_though_its_article_holds_a_line_other
     edited = [edit_characters(p, rng, len(p) // 4) for p in article[:3]]
     copy = "\n".join(["The story, reprinted", menu, "By a staff writer", *edited, *article[3:], *footer])
     _assert_rule_joins(original, others, copy, native, monkeypatch, "_FOOT_KNOWN", 0.0)
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_copy_on_the_articles_own_site_keeps_its_article(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The article again on its own site, under another title and date and above an editor's line:
+    # the copy shares the site's menu, the article and the site's footer with its source, one block
+    # from top to bottom over its date and editor lines, and all of it was left out as frame (and
+    # the article's lines as frame against a reprint on another site too).  The menu and the footer
+    # are lines the site's other pages have; the article is not.
+    from nshash.sketch import _past_a_gap
+    from nshash.stores.memory import HashDBMemory
+
+    rng = random.Random(73)
+
+    def line(letters: int) -> str:
+        words = [_word(rng) for _ in range(letters // 6 + 1)]
+        return " ".join(words).capitalize() + "."
+
+    menu = "Home | News | Tech | About | Contact"
+    footer = [line(110), line(60), line(120), line(30)]
+    article = [line(n) for n in (66, 25, 22, 33, 41, 44, 23, 23, 20, 39, 25, 24, 130)]
+    others = [
+        "\n".join([f"Another story {i}", menu, line(25), *[line(200) for _ in range(3)], *footer]) for i in range(2)
+    ]
+    source = "\n".join(["The story", menu, line(25), *article, line(8), *footer])
+    reprint = "\n".join(["The story", "Other Site Daily - front page - world - tech", *article, line(300), line(40)])
+    copy = "\n".join(["The story, told again here", menu, line(27), *article, line(8), *footer])
+    assert _past_a_gap({1, 3, 4, 5, 7, 8}, {1, 7, 8}) == {3, 4, 5}  # a known footer ends the block
+    assert _past_a_gap({1, 3, 4, 5, 7, 8}, {1, 4, 7, 8}) == set()  # a known line in between: a header
+    assert _past_a_gap({1, 3, 4}, {1, 3, 4}) == set()  # nothing between: all frame
+
+    def copy_joins() -> bool:
+        nsh = nshash.NSHash()
+        assert len({nsh.get_similar(other) for other in others}) == 2
+        first = nsh.get_similar(source)
+        assert nsh.get_similar(reprint) == first
+        return nsh.add(copy).similar_id == first
+
+    def first_gap_only(head: set[int], known: Collection[int]) -> set[int]:  # the rule before the footer run
+        lines = sorted(head)
+        for index in range(1, len(lines)):
+            if lines[index] != lines[index - 1] + 1:
+                above, below = lines[:index], lines[index:]
+                return set(below) if set(above) <= set(known) and set(below).isdisjoint(known) else set()
+        return set()
+
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+    assert copy_joins()
+    if not native:
+        monkeypatch.setattr(nshash.decide, "speedups", None)
+        assert copy_joins()
+        monkeypatch.setattr(nshash.sketch, "_past_a_gap", first_gap_only)
+        assert not copy_joins()
+
+
+def _word(rng: random.Random) -> str:
+    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 9)))
 
 
 def _assert_rule_joins(
