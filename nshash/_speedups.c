@@ -327,7 +327,7 @@ static PyObject *similar_many(PyObject *self, PyObject *const *args, Py_ssize_t 
         PyErr_SetString(PyExc_ValueError, "similar_many(): start must be >= 0");
         return NULL;
     }
-    PyObject *ids = PyList_New(0), *handed = Py_None;
+    PyObject *ids = PyList_New(0);
     if (ids == NULL) return NULL;
     PyObject *call[6] = {NULL, args[2], args[3], args[4], args[5], args[6]};
     /* The list's length is read each turn: allocate_id is Python, which could change it. */
@@ -348,7 +348,7 @@ static PyObject *similar_many(PyObject *self, PyObject *const *args, Py_ssize_t 
         Py_DECREF(pair);
         if (appended < 0) goto fail;
     }
-    return Py_BuildValue("(NnO)", ids, i, handed);
+    return Py_BuildValue("(NnO)", ids, i, Py_None);
 fail:
     Py_DECREF(ids);
     return NULL;
