@@ -319,14 +319,7 @@ def test_a_copy_under_a_common_menu_above_its_own_footer_joins_its_article(
     # was stepped over as a list of related titles, and the last paragraphs were taken for a
     # footer both pages share and left out: what remained, edited, scored below verify.
     rng = random.Random(53)
-    menu = "Home | News | Tech | About | Contact"
-    article = [paragraph(rng, 3) for _ in range(6)]
-    original = "\n".join(["The story", menu, "2024-03-02 09:15", *article, paragraph(rng, 2), "Back to top"])
-    footer = ["Copyright 2024 Other Media, all rights reserved.", "Follow us for more stories.", "Share this page"]
-    bodies = [[paragraph(rng, 3) for _ in range(3)] for _ in range(2)]
-    others = ["\n".join([f"Another story {i}", menu, *body, *footer]) for i, body in enumerate(bodies)]
-    edited = [edit_characters(p, rng, len(p) // 4) for p in article[:3]]
-    copy = "\n".join(["The story, reprinted", menu, "By a staff writer", *edited, *article[3:], *footer])
+    original, others, copy = _copy_above_its_own_footer(rng, [paragraph(rng, 3) for _ in range(6)])
     _assert_rule_joins(original, others, copy, native, monkeypatch, "_own_footer", lambda *args: False)
 
 
@@ -338,16 +331,29 @@ def test_a_copy_above_its_own_footer_joins_though_its_article_holds_a_line_other
     # pages ("To access this command..."): the run was taken for a footer both pages share,
     # since it held a line other clusters have.  A footer both pages have holds mostly such lines.
     rng = random.Random(71)
-    menu = "Home | News | Tech | About | Contact"
     repeated = "To access this command, choose Tools - Options - Security and then the Options button."
     article = [paragraph(rng, 3) for _ in range(4)] + [repeated] + [paragraph(rng, 3) for _ in range(3)]
+    original, others, copy = _copy_above_its_own_footer(rng, article, repeated)
+    _assert_rule_joins(original, others, copy, native, monkeypatch, "_FOOT_KNOWN", 0.0)
+
+
+def _copy_above_its_own_footer(
+    rng: random.Random, article: list[str], repeated: str | None = None
+) -> tuple[str, list[str], str]:
+    """An original under a menu two sites use; two pages of another site (holding ``repeated`` between
+    their paragraphs, when given); and that site's copy of the article, its first three paragraphs
+    edited and the rest verbatim above the site's footer."""
+    menu = "Home | News | Tech | About | Contact"
     original = "\n".join(["The story", menu, "2024-03-02 09:15", *article, paragraph(rng, 2), "Back to top"])
     footer = ["Copyright 2024 Other Media, all rights reserved.", "Follow us for more stories.", "Share this page"]
-    bodies = [[paragraph(rng, 3), repeated, paragraph(rng, 3)] for _ in range(2)]
+    if repeated is None:
+        bodies = [[paragraph(rng, 3) for _ in range(3)] for _ in range(2)]
+    else:
+        bodies = [[paragraph(rng, 3), repeated, paragraph(rng, 3)] for _ in range(2)]
     others = ["\n".join([f"Another story {i}", menu, *body, *footer]) for i, body in enumerate(bodies)]
     edited = [edit_characters(p, rng, len(p) // 4) for p in article[:3]]
     copy = "\n".join(["The story, reprinted", menu, "By a staff writer", *edited, *article[3:], *footer])
-    _assert_rule_joins(original, others, copy, native, monkeypatch, "_FOOT_KNOWN", 0.0)
+    return original, others, copy
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])

@@ -117,6 +117,20 @@ def test_c_assign_decides_and_writes_what_python_does(
 PYTHON_FEATURES_PAGE = "<script\u017f>x</script>A first sentence that is long enough to key. And a second one, as long."
 
 
+def fed(
+    path: Path, monkeypatch: pytest.MonkeyPatch, feed: Any
+) -> tuple[list[int], dict[str, list[tuple[int, int]]], dict[str, list[tuple[int, int]]], Counting]:
+    """``feed(nsh)``'s ids on a new memory store at ``path``: its tables, its log's pending writes, the C calls."""
+    counting = Counting()
+    monkeypatch.setattr(nshash.native, "speedups", counting)
+    store = HashDBMemory(path, log_interval=3600)  # no commit while feeding: the log's writes all pending
+    ids = list(feed(nshash.NSHash(hashdb=store)))
+    tables = {name: sorted(store._tables[name].items()) for name in TABLES}
+    pending = {name: sorted(store._pending[name].items()) for name in TABLES if name in store._pending}
+    store.close()
+    return ids, tables, pending, counting
+
+
 @pytest.mark.parametrize("docs", [popular_copies, hard_corpus], ids=["popular-story copies", "hard corpus"])
 def test_get_similar_in_one_c_call_gives_the_ids_and_tables_of_two_steps(
     docs: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -125,20 +139,14 @@ def test_get_similar_in_one_c_call_gives_the_ids_and_tables_of_two_steps(
 
     texts = [*docs(), PYTHON_FEATURES_PAGE, PYTHON_FEATURES_PAGE]
     assert speedups.features(PYTHON_FEATURES_PAGE, *nshash.NSHash().fingerprinter.c_features_args) is None
-    results = []
-    for one_call in (True, False):
-        counting = Counting()
-        monkeypatch.setattr(nshash.native, "speedups", counting)
-        store = HashDBMemory(tmp_path / f"{one_call}.hashdb.pkl", log_interval=3600)
-        nsh = nshash.NSHash(hashdb=store)
-        # Two steps: the features, then the decision in a transaction (what every other store runs).
-        feed = [*texts, *texts[:40]]
-        ids = [nsh.get_similar(doc) for doc in feed] if one_call else [Index._similar(nsh, doc) for doc in feed]
-        tables = {name: sorted(store._tables[name].items()) for name in TABLES}
-        pending = {name: sorted(store._pending[name].items()) for name in TABLES if name in store._pending}
-        store.close()
-        results.append((ids, tables, pending, counting))
-    (ids, tables, pending, counting), (two_ids, two_tables, two_pending, two_counting) = results
+    feed = [*texts, *texts[:40]]
+    ids, tables, pending, counting = fed(
+        tmp_path / "one.hashdb.pkl", monkeypatch, lambda nsh: list(map(nsh.get_similar, feed))
+    )
+    # Two steps: the features, then the decision in a transaction (what every other store runs).
+    two_ids, two_tables, two_pending, two_counting = fed(
+        tmp_path / "two.hashdb.pkl", monkeypatch, lambda nsh: [Index._similar(nsh, doc) for doc in feed]
+    )
     assert ids == two_ids and tables == two_tables and pending == two_pending
     # Every page went through the one call: most decided there, the rare turns handed back with
     # their features, the page the C features cannot reproduce with none (and then its Python
@@ -155,18 +163,13 @@ def test_get_similar_many_in_one_c_call_a_chunk_gives_the_ids_and_tables_of_a_lo
 ) -> None:
     texts = docs()
     feed = [*texts[:50], PYTHON_FEATURES_PAGE, *texts[50:], PYTHON_FEATURES_PAGE, *texts[:40]]
-    results = []
-    for many in (True, False):
-        counting = Counting()
-        monkeypatch.setattr(nshash.native, "speedups", counting)
-        store = HashDBMemory(tmp_path / f"{many}.hashdb.pkl", log_interval=3600)
-        nsh = nshash.NSHash(hashdb=store)
-        ids = get_similar_many(nsh, feed, chunk_size=64) if many else nsh.resolve_many(map(nsh.get_similar, feed))
-        tables = {name: sorted(store._tables[name].items()) for name in TABLES}
-        pending = {name: sorted(store._pending[name].items()) for name in TABLES if name in store._pending}
-        store.close()
-        results.append((ids, tables, pending, counting.one_call))
-    (ids, tables, pending, calls), (loop_ids, loop_tables, loop_pending, loop_calls) = results
+    ids, tables, pending, counting = fed(
+        tmp_path / "many.hashdb.pkl", monkeypatch, lambda nsh: get_similar_many(nsh, feed, chunk_size=64)
+    )
+    loop_ids, loop_tables, loop_pending, loop_counting = fed(
+        tmp_path / "loop.hashdb.pkl", monkeypatch, lambda nsh: nsh.resolve_many(map(nsh.get_similar, feed))
+    )
+    calls, loop_calls = counting.one_call, loop_counting.one_call
     assert ids == loop_ids and tables == loop_tables and pending == loop_pending
     # Every page went through a chunk's call; a call ends at a chunk's end or at a page handed back
     # (with its features, or none: the page the C features cannot reproduce), the chunk going on after it.
