@@ -448,7 +448,8 @@ def drop_chrome(text: str) -> str:
 #: Full-width digits and Latin letters, folded to ASCII: a reprint may type
 #: "ＣＰＵ２０２４" for "CPU2024" (measured: a fifth of zh pages and every en
 #: page typed so missed their own text).  Full-width punctuation stays as it
-#: is: "！" and "？" end Chinese sentences, "!" and "?" only before a space.
+#: is: normalising deletes both widths anyway, and the chrome step and the
+#: 'original' split read "！？" differently from "!?" (a Chinese sentence end).
 FULLWIDTH_ALNUM: Final = ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
 #: A full-width form's code point minus its ASCII one.
 FULLWIDTH_OFFSET: Final = 0xFEE0
