@@ -127,8 +127,8 @@ class NSHash(Compat07, Index):
     def _similar(self, text: str) -> int:
         # The default path, one C call a page (features and decision) on a store that lends its
         # C tables; measured interleaved, 0.2-2 us a page less than the features and the decision apart.
-        args = self.fingerprinter.c_features_args
-        if args is None or getattr(self.store, "native_tables", None) is None:
+        args = self._one_call_args()
+        if args is None:
             return super()._similar(text)
         return self.store.transaction(lambda view: self._similar_native(view, text, args))
 
@@ -136,11 +136,15 @@ class NSHash(Compat07, Index):
         # A chunk of get_similar_many in one transaction and one C call, so the
         # store's lock and the Python around each page are paid once a chunk.
         # With save_every the store counts documents by transactions: page by page.
-        args = self.fingerprinter.c_features_args
-        store = self.store
-        if args is None or getattr(store, "native_tables", None) is None or getattr(store, "save_every", None):
+        args = self._one_call_args()
+        if args is None or getattr(self.store, "save_every", None):
             return super()._similar_all(texts)
-        return store.transaction(lambda view: self._similar_native_all(view, texts, args))
+        return self.store.transaction(lambda view: self._similar_native_all(view, texts, args))
+
+    def _one_call_args(self) -> tuple[int, ...] | None:
+        """The C features' arguments when features and decision can be one C call (a store lending C tables)."""
+        args = self.fingerprinter.c_features_args
+        return None if args is None or getattr(self.store, "native_tables", None) is None else args
 
     def _similar_native_all(self, view: StoreView, texts: list[str], args: tuple[int, ...]) -> list[int]:
         ids: list[int] = []
