@@ -28,9 +28,12 @@ VERIFY = {
         "_FOOT_SHARE",
         "_FOOT_KNOWN",
     ),
-    "decide": (
+    "estimate": (
         *("SIZE_RATIO", "SIZE_RATIO_CONTAINMENT", "SIZE_RATIO_GRAMS", "FRAME_ERRORS"),
-        *("BODY_MIN_GRAMS", "BODY_SIZE_RATIO", "BODY_ERRORS", "KNOWN_FRAME", "CROSS_SITE_ERRORS"),
+        *("BODY_MIN_GRAMS", "BODY_SIZE_RATIO", "BODY_ERRORS"),
+    ),
+    "decide": (
+        *("KNOWN_FRAME", "CROSS_SITE_ERRORS"),
         *("MAX_CANDIDATES", "VOTED_SHARE", "MAJORITY_SHARE", "MAJORITY_EASING", "FRAMELESS_EASING"),
     ),
     "boilerplate": ("UNSEEN", "BOILERPLATE", "CONTENT", "SHARED_LINE", "LINE_LIMIT"),
@@ -81,7 +84,7 @@ def module_values(name: str) -> dict[str, Any]:
 
 def write_constants() -> None:
     values = module_values("sketch")
-    lines = ["/* Written by setup.py from nshash/sketch.py and nshash/decide.py: do not edit. */"]
+    lines = ["/* Written by setup.py from the constants of the nshash modules it names: do not edit. */"]
     for name, macro in CONSTANTS.items():
         lines.append(f"#define {macro} {values[name]}{'ULL' if macro == 'PRIME' else ''}")
     # Verification (nshash/_verify.h): floats as repr writes them, which C reads back exactly.
@@ -225,7 +228,9 @@ setup(
                 "nshash/_assign.h",
                 "nshash/_blocks.h",
                 "nshash/sketch.py",
+                "nshash/estimate.py",
                 "nshash/decide.py",
+                "nshash/frame.py",
                 "nshash/boilerplate.py",
                 "nshash/text.py",
                 "nshash/fingerprint.py",

@@ -211,7 +211,7 @@ static double body_containment(const member *a, const member *b, Py_ssize_t chro
     return (body > 0.0 ? body : 0.0) / (double)rest;
 }
 
-/* decide.trusted_containment (a: the document, whose lines found the chrome) */
+/* estimate.trusted_containment (a: the document, whose lines found the chrome) */
 static double trusted_containment(const member *a, const member *b, Py_ssize_t chrome, int surrounded) {
     double score = body_containment(a, b, chrome);
     Py_ssize_t smaller = a->grams < b->grams ? a->grams : b->grams, larger = a->grams < b->grams ? b->grams : a->grams;
@@ -295,7 +295,7 @@ typedef struct {
     Py_UCS4 *scratch;     /* length + 1 code points */
 } doc_text;
 
-/* decide.body_score */
+/* estimate.body_score */
 static double body_score(const member *body, const member *other) {
     Py_ssize_t small = body->grams < other->grams ? body->grams : other->grams;
     Py_ssize_t large = body->grams < other->grams ? other->grams : body->grams;
@@ -304,7 +304,7 @@ static double body_score(const member *body, const member *other) {
     return score > 0.0 ? score : 0.0;
 }
 
-/* decide.frame_free_score; page: the whole document, whole: its trusted_containment. */
+/* estimate.frame_free_score; page: the whole document, whole: its trusted_containment. */
 static double frame_free_score(const member *body, const member *page, const member *other, Py_ssize_t chrome,
                                double whole) {
     Py_ssize_t smaller = page->grams < other->grams ? page->grams : other->grams, rest = smaller - chrome;

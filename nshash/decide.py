@@ -16,7 +16,7 @@ the same function and is tested against it).
    the document's sketch and the sketch of one of the cluster's first
    ``members`` documents, is at least ``verify`` (less when most of the
    document's sentences point to the candidate: :func:`agrees`; almost total
-   when one text is many times the other: :func:`trusted_containment`).
+   when one text is many times the other: :func:`~nshash.estimate.trusted_containment`).
    Reprints with other headers, footers, titles, truncation and edits pass;
    templated sibling pages and articles sharing a paragraph fail.
 4. **Join and merge.**  The document joins the verified candidate most of
@@ -44,6 +44,14 @@ from nshash.boilerplate import (
     without_boilerplate,
 )
 from nshash.clusters import find_roots, merge
+from nshash.estimate import (
+    BODY_ERRORS,
+    BODY_MIN_GRAMS,
+    BODY_SIZE_RATIO,
+    body_score,
+    frame_free_score,
+    trusted_containment,
+)
 from nshash.fingerprint import Features
 from nshash.frame import body_sketch, known_lines, own_article, shared_frame, surrounds, template_sibling
 from nshash.match import Match
@@ -51,15 +59,11 @@ from nshash.members import add_member, load_entries, members_at
 from nshash.native import assign_native
 from nshash.options import Options
 from nshash.sketch import (
-    EDGE_REST,
     Member,
-    Sketch,
-    body_containment,
     containment,
     containment_error,
     lines_in,
     shared_chrome,
-    shared_grams,
 )
 from nshash.stores.view import StoreView
 
@@ -85,42 +89,11 @@ FRAMELESS_EASING: Final = 0.05
 #: merge chained 5 stories of the popular-story check (precision 0.805 ->
 #: 0.998 with 0.1; recall -0.005 at most on 10 corpus files, real pages unchanged).
 MERGE_MARGIN: Final = 0.1
-#: From this ratio of the larger text's grams to the smaller's, a containment
-#: estimate is mostly chance: a small page "is contained" in a page ten times
-#: its size in the same language, because the large page holds the language's
-#: common 5-grams (measured on the real pages: different articles at a ratio
-#: of 8 or more, 99th percentile 0.88).  It then counts only if almost total,
-#: and only for a smaller text of ``SIZE_RATIO_GRAMS`` grams or more (a page of
-#: a few lines is "contained" in any long page of its site that lists it).
-#: Where the larger text finds a shared header and footer, the sizes compared
-#: are those without them (a page of little more than its site's frame
-#: attracted 14 articles of its site on an unseen synthetic corpus: precision
-#: 0.957 -> 0.969 there).  From the smaller text they stay whole: compared
-#: without the "frame" there, an article's text lost its full page (real
-#: pages, article text -> full page recall 0.924 -> 0.915).
-SIZE_RATIO: Final = 6
-SIZE_RATIO_CONTAINMENT: Final = 0.95
-SIZE_RATIO_GRAMS: Final = 200
-#: Standard errors the frame's subtraction adds that a body estimate is lowered by.
-FRAME_ERRORS: Final = 1.0
-#: The page without its frame (its shared header and footer, and the lines
-#: other clusters have) is sketched again and compared with each member when
-#: it keeps this many grams, is less than ``BODY_SIZE_RATIO`` times smaller
-#: or larger than the member, and then counts ``BODY_ERRORS`` standard errors
-#: below its estimate.  A reprint on another site carries that site's frame,
-#: which the stored members cannot leave out: its whole-text containment is
-#: low where its body's is high.  Measured on the 15 synthetic files of three
-#: seeds: recall +0.6 to +5.7 points, precision -0.005 to +0.017 (F1 up on
-#: all); with a ratio of 6 mean precision fell 0.002 more (small bodies "in"
-#: long pages of the same language), with 2 half the recall was gained.
-BODY_MIN_GRAMS: Final = 100
-BODY_SIZE_RATIO: Final = 3
-BODY_ERRORS: Final = 1.0
 #: When this share of the frame a document shares with a member is lines
 #: other clusters have too (:func:`~nshash.frame.known_lines`), it is its site's frame for
 #: certain, and the page's body, sketched without it, is also compared with
 #: the member, the member's frame grams out of its size
-#: (:func:`frame_free_score`).  Subtracting the frame's grams from the
+#: (:func:`~nshash.estimate.frame_free_score`).  Subtracting the frame's grams from the
 #: whole-text estimate leaves that estimate's whole error on a small rest: a
 #: page that is little more than its site's frame "contained" the site's
 #: other articles at 0.7-0.85.  Measured on the 15 synthetic files of three
@@ -317,7 +290,7 @@ def body_agrees(features: Features, members: list[Member], known: Sequence[int],
     the site's notices, longer than its articles' sentences, and a notice with
     an edited character hides from the frame found by whole lines: the page's
     body (without that frame and the ``known`` lines, :func:`~nshash.frame.body_sketch`)
-    must then agree with a member by ``need`` too (a member within :data:`BODY_SIZE_RATIO`
+    must then agree with a member by ``need`` too (a member within :data:`~nshash.estimate.BODY_SIZE_RATIO`
     of the body's size: against a far larger page the estimate says little).  In the
     bundled sample's popular-story check, three rounds of copies with three character edits
     each merged 16 to 33 of a site's stories on 7 of 8 seeds (precision 0.43-0.85); with
@@ -347,41 +320,6 @@ def body_agrees(features: Features, members: list[Member], known: Sequence[int],
     return any(containment(body, m.sketch) + errors * containment_error(body, m.sketch) >= need for m in sized)
 
 
-def trusted_containment(a: Sketch, b: Sketch, chrome: int, surrounded: bool = False) -> float:
-    """:func:`~nshash.sketch.body_containment`, discounted where it means little.
-
-    ``a`` is the text whose lines found the ``chrome`` grams of shared frame
-    (the document being decided); ``surrounded``: its frame lies around lines
-    of its own (see :func:`~nshash.frame.surrounds`).
-
-    Leaving a shared frame out multiplies the estimate's error by the share of
-    the smaller text that is not frame: for a short article in a long frame
-    the body estimate is mostly noise, so it is lowered by the error that the
-    subtraction adds.  Where the sizes differ too much, only an almost total
-    containment counts (:data:`SIZE_RATIO`); with a shared frame found from
-    the larger text, the sizes of what is left of each.
-    """
-    score = body_containment(a, b, chrome)
-    smaller, larger = sorted((a.grams, b.grams))
-    rest = smaller - chrome
-    framed = chrome > 0 and rest >= EDGE_REST * smaller
-    # A page that is little more than its site's frame (a section index, a
-    # copy cut down to its frame) is contained in every article page of the
-    # site: seen from the larger page, sizes are compared without the shared
-    # frame.  Seen from the smaller text, runs from both edges may be one
-    # shared block (an article's text inside its full page): sizes stay whole.
-    small, large = (rest, larger - chrome) if framed and a.grams >= b.grams else (smaller, larger)
-    if chrome > 0 and not framed and surrounded and a.grams >= b.grams and larger - chrome > chrome:
-        # The smaller text is all frame, and the frame is a header and footer
-        # around the larger page's own body: one page only if the body is not most of it.
-        return 0.0
-    if large >= SIZE_RATIO * max(1, small) and (score < SIZE_RATIO_CONTAINMENT or small < SIZE_RATIO_GRAMS):
-        return 0.0
-    if framed:
-        score -= FRAME_ERRORS * containment_error(a, b) * chrome / rest
-    return max(0.0, score)
-
-
 def verify_score(features: Features, members: list[Member], known: Sequence[int] = ()) -> float:
     """How much the document and the closest of a cluster's members agree, their shared header and footer left out.
 
@@ -389,7 +327,8 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
     sites sits in the middle of another site's page, where no edge run finds it).  ``known``: the
     document's lines that other clusters have (:func:`~nshash.frame.known_lines`); the page without
     them and its frame, and without them alone when they are all it has of its own
-    (:func:`~nshash.frame.own_article`), is compared too (:func:`body_score`): the highest score counts.
+    (:func:`~nshash.frame.own_article`), is compared too (:func:`~nshash.estimate.body_score`): the
+    highest score counts.
     """
     keys, grams = features.line_keys, features.line_grams
     frame = shared_frame(features, members, known)
@@ -409,47 +348,6 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
             score = max(score, body_score(article, member.sketch))
         best = max(best, score)
     return best
-
-
-def frame_free_score(body: Sketch, page: Sketch, other: Sketch, chrome: int, whole: float) -> float:
-    """How much of a page's ``body`` a member has without the ``chrome`` grams of frame they share, less one error.
-
-    ``page``: the whole page's sketch; ``whole``: what :func:`trusted_containment`
-    estimates from the whole texts, subtracting the frame.  Both estimate the
-    same share; the one with the smaller standard error counts (the
-    subtraction's grows with the frame's share of the smaller text, this one's
-    with the size of the member against the body's).  When the known frame
-    leaves too little of the smaller text (:data:`~nshash.sketch.EDGE_REST`),
-    that text has nothing of its own to compare: 0 (a page of a site's notices
-    and a date, its links cleaned away, joined an article of the site and
-    chained 5 others).  The whole-text estimate counts when the body is too
-    small to sketch (:data:`BODY_MIN_GRAMS`); where the sizes differ too much for this
-    estimate to stand alone (:data:`BODY_SIZE_RATIO`: a small text is partly
-    "in" a large one by chance), the lower of the two.  See :data:`KNOWN_FRAME`.
-    """
-    smaller = min(page.grams, other.grams)
-    rest = smaller - chrome
-    if chrome > 0 and rest < EDGE_REST * smaller:
-        return 0.0  # the smaller text is its site's frame and nothing of its own: nothing to compare
-    if chrome <= 0 or body.grams < BODY_MIN_GRAMS:
-        return whole
-    small, large = sorted((body.grams, other.grams - chrome))
-    error = containment_error(body, other) * min(body.grams, other.grams) / small
-    if containment_error(page, other) * chrome / rest <= error:
-        return whole
-    score = max(0.0, min(1.0, shared_grams(body, other) / small) - BODY_ERRORS * error)
-    return min(score, whole) if large >= BODY_SIZE_RATIO * small else score
-
-
-def body_score(body: Sketch, other: Sketch) -> float:
-    """The containment of a page's body and a member, one error below the estimate; 0 when it means little.
-
-    See :data:`BODY_MIN_GRAMS`.
-    """
-    small, large = sorted((body.grams, other.grams))
-    if body.grams < BODY_MIN_GRAMS or large >= BODY_SIZE_RATIO * small:
-        return 0.0
-    return max(0.0, containment(body, other) - BODY_ERRORS * containment_error(body, other))
 
 
 def members_score(features: Features, these: list[Member], those: list[Member]) -> float:

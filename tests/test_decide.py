@@ -713,7 +713,7 @@ def test_a_footer_above_an_edited_line_and_a_page_id_is_still_a_footer() -> None
 
 def test_a_small_page_is_not_contained_in_a_big_one_by_chance() -> None:
     """Every 5-gram of a short text of common words turns up somewhere in a page ten times its size."""
-    from nshash.decide import trusted_containment
+    from nshash.estimate import trusted_containment
 
     rng = random.Random(5)
     common = WORDS[:300]  # a small vocabulary: the big page holds most of its 5-grams
@@ -763,7 +763,7 @@ def test_a_notice_copied_across_sites_is_frame_against_every_member() -> None:
 
 
 def test_a_short_body_in_a_long_frame_is_discounted_by_its_error() -> None:
-    from nshash.decide import trusted_containment
+    from nshash.estimate import trusted_containment
     from nshash.sketch import body_containment, containment_error
 
     rng = random.Random(8)
@@ -820,7 +820,7 @@ def test_sizes_are_compared_without_the_shared_frame() -> None:
     apart, only an almost total containment of a long enough text counts.
     That is so when the larger page found the frame (the document deciding).
     """
-    from nshash.decide import FRAME_ERRORS, SIZE_RATIO, trusted_containment
+    from nshash.estimate import FRAME_ERRORS, SIZE_RATIO, trusted_containment
     from nshash.sketch import EDGE_REST, body_containment, containment_error
 
     estimates = []
@@ -977,7 +977,7 @@ def test_a_known_frame_is_left_out_of_both_texts_when_that_estimates_better() ->
     member: its error grows with the member's size against the body's.  The
     one with the smaller error counts.
     """
-    from nshash.decide import BODY_MIN_GRAMS, frame_free_score
+    from nshash.estimate import BODY_MIN_GRAMS, frame_free_score
     from nshash.sketch import EDGE_REST
 
     rng = random.Random(5)
@@ -1003,7 +1003,7 @@ def test_a_known_frame_is_left_out_of_both_texts_when_that_estimates_better() ->
 
 
 def test_a_body_far_larger_than_the_members_rest_only_lowers_the_estimate() -> None:
-    from nshash.decide import BODY_SIZE_RATIO, frame_free_score
+    from nshash.estimate import BODY_SIZE_RATIO, frame_free_score
 
     rng = random.Random(6)
     member, doc, body, chrome = _framed(rng, [paragraph(rng, 6) for _ in range(6)])
@@ -1044,7 +1044,7 @@ def test_an_articles_sentences_are_stored_when_its_young_sites_notices_are_longe
 
 
 def test_a_page_of_only_its_sites_known_frame_has_nothing_to_compare() -> None:
-    from nshash.decide import frame_free_score
+    from nshash.estimate import frame_free_score
     from nshash.frame import body_sketch
 
     rng = random.Random(8)

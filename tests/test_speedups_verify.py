@@ -1,4 +1,4 @@
-"""Verification in C (``nshash/_verify.h``) computes exactly what nshash.decide and nshash.sketch specify."""
+"""Verification in C (``nshash/_verify.h``) computes exactly what nshash.decide, estimate, frame and sketch specify."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nshash import decide, frame, sketch
+from nshash import boilerplate, decide, estimate, frame, sketch
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.members import members_at
 from nshash.options import Options
@@ -23,7 +23,7 @@ SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sa
 
 def test_the_verification_constants_come_from_the_python_specification() -> None:
     for name, value in speedups.VERIFY.items():
-        module = next(m for m in (frame, decide, sketch) if hasattr(m, name))
+        module = next(m for m in (frame, estimate, decide, boilerplate, sketch) if hasattr(m, name))
         assert getattr(module, name) == value, name
         assert type(getattr(module, name)) is type(value), name
     assert 1 / (1 << speedups.VERIFY["_SLOT_BITS"]) == sketch._CHANCE
@@ -129,7 +129,7 @@ def test_c_verify_on_real_pages_equals_the_specification() -> None:
         clusters = [stored[max(0, index - 3) : index], stored[index + 1 : index + 4], [stored[index]]]
         entries = _entries(clusters, 3)
         # Every third line known to another cluster: the page without them is compared too; the
-        # first and last lines known: a frame shared with a member is known (decide.frame_free_score).
+        # first and last lines known: a frame shared with a member is known (estimate.frame_free_score).
         count = len(doc.line_keys)
         edges = [i for i in range(count) if i < count // 3 or i >= count - count // 3]
         for known in ([], list(range(0, count, 3)), edges):
