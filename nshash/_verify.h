@@ -95,11 +95,12 @@ static int at_the_end(const doc_lines *d, uint32_t tail, const unsigned char *in
     return long_line && (double)run < FOOT_SHARE * (double)total;
 }
 
-/* sketch.chrome_lines: adds the header and footer the document shares with a member to d->frame, unless they are
- * the article (frame.shared_frame, ARTICLE_SHARE and ARTICLE_KNOWN: smaller, the grams of the smaller of the
- * document and the member; known: the lines other clusters have). */
-static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_ssize_t smaller,
-                         const unsigned char *known, unsigned char *head, unsigned char *foot) {
+/* sketch.chrome_lines: the header and footer the document shares with a member, marked in head and foot; 0 when
+ * there are none or, without a shared header (*header 0), they are the article (frame.shared_frame, ARTICLE_SHARE
+ * and ARTICLE_KNOWN: smaller, the grams of the smaller of the document and the member; known: the lines other
+ * clusters have). */
+static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_ssize_t smaller,
+                        const unsigned char *known, unsigned char *head, unsigned char *foot, int *header) {
     Py_ssize_t n = d->count;
     for (Py_ssize_t i = 0; i < n; i++) {
         d->shared[i] = (unsigned char)has_line(lines, d->keys[i]);
@@ -107,13 +108,14 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_
     }
     int head_beyond_top = 0, unused = 0;
     edge_run(d, 0, 1, head, &head_beyond_top);
+    *header = head_beyond_top;
     Py_ssize_t limit = head_beyond_top ? LIST_LINES : OWN_LINES, skip = 0;
     while (skip < (limit < n ? limit : n) && !d->shared[n - 1 - skip] && d->grams[n - 1 - skip] < LIST_GRAMS) skip++;
-    if (!edge_run(d, 1, skip, foot, &unused)) return;
+    if (!edge_run(d, 1, skip, foot, &unused)) return 0;
     Py_ssize_t beyond = 0; /* the first line of the foot outside the head (n: none, one shared block) */
     while (beyond < n && (!foot[beyond] || head[beyond])) beyond++;
-    if (skip && beyond == n) return; /* one shared block above lines of the page's own */
-    if (tail && beyond == n && !at_the_end(d, tail, head)) return; /* one block without the member's end */
+    if (skip && beyond == n) return 0; /* one shared block above lines of the page's own */
+    if (tail && beyond == n && !at_the_end(d, tail, head)) return 0; /* one block without the member's end */
     if (tail) { /* no header (or, sketch._own_footer, the page's own known footer stepped over and fewer than
                    FOOT_KNOWN of the run above it known lines), and the member's last lines not in the "footer":
                    the end of its article */
@@ -125,7 +127,7 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_
             foot_known += foot[i] && known[i];
         }
         int own_footer = stepped && (double)foot_known < FOOT_KNOWN * (double)foot_lines;
-        if ((!head_beyond_top || own_footer) && !at_the_end(d, tail, foot)) return;
+        if ((!head_beyond_top || own_footer) && !at_the_end(d, tail, foot)) return 0;
     }
     { /* sketch._past_a_gap: the header's lines below its first gap, up to a run of known lines that ends it
          (the site's footer), are the article when those above the gap are all known lines and they none */
@@ -164,9 +166,9 @@ static void chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_
                 grams += d->grams[i];
                 seen += known[i] ? d->grams[i] : 0;
             }
-        if ((double)seen <= ARTICLE_KNOWN * (double)grams && (double)grams >= ARTICLE_SHARE * (double)smaller) return;
+        if ((double)seen <= ARTICLE_KNOWN * (double)grams && (double)grams >= ARTICLE_SHARE * (double)smaller) return 0;
     }
-    for (Py_ssize_t i = 0; i < n; i++) d->frame[i] |= head[i] | foot[i];
+    return 1;
 }
 
 static int same_slots(const member *a, const member *b) {
@@ -314,9 +316,15 @@ static double frame_free_score(const member *body, const member *page, const mem
     Py_ssize_t small = body->grams < left ? body->grams : left, large = body->grams < left ? left : body->grams;
     Py_ssize_t least = body->grams < other->grams ? body->grams : other->grams;
     double error = containment_error(body, other) * (double)least / (double)small;
-    if (containment_error(page, other) * (double)chrome / (double)rest <= error) return whole;
     double found = shared_grams(body, other) / (double)small;
-    double score = (found < 1.0 ? found : 1.0) - BODY_ERRORS * error;
+    if (found > 1.0) found = 1.0;
+    double whole_error = containment_error(page, other) * (double)chrome / (double)rest;
+    if (whole_error <= error) { /* the two weighted by their precision, never above the subtraction's */
+        if (whole_error <= 0.0) return whole;
+        double weight = (error / whole_error) * (error / whole_error), mean = (whole * weight + found) / (weight + 1.0);
+        return mean < whole ? mean : whole;
+    }
+    double score = found - BODY_ERRORS * error;
     if (score < 0.0) score = 0.0;
     return (double)large >= BODY_SIZE_RATIO * (double)small && whole < score ? whole : score;
 }
@@ -383,13 +391,41 @@ static int template_sibling(const doc_lines *d, doc_text *t, const unsigned char
     return containment(&spliced, m) + containment_error(&spliced, m) < SIBLING_CONTAINMENT;
 }
 
+/* frame.edited_middle, with shared_frame's conditions (MIDDLE_SHARE, ARTICLE_KNOWN): the page's own lines between
+ * the first and last of the header and footer it shares with m are m's text.  t->drop serves as scratch. */
+static int edited_middle(const doc_lines *d, doc_text *t, const member *m, Py_ssize_t smaller, const unsigned char *head,
+                         const unsigned char *foot) {
+    Py_ssize_t n = d->count, first = -1, last = -1, grams = 0, seen = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (head[i] | foot[i]) {
+            if (first < 0) first = i;
+            last = i;
+            grams += d->grams[i];
+            seen += t->known[i] ? d->grams[i] : 0;
+        }
+    if (first < 0 || (double)seen > ARTICLE_KNOWN * (double)grams || (double)grams < MIDDLE_SHARE * (double)smaller)
+        return 0;
+    int own = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        t->drop[i] = 1; /* left out of the sketch of the lines between */
+        if (i > first && i < last && !(head[i] | foot[i]) && !t->known[i] && d->grams[i] > 0) t->drop[i] = 0, own = 1;
+    }
+    if (!own) return 0;
+    member between;
+    body_sketch(d, t, t->drop, &between);
+    return containment(&between, m) - containment_error(&between, m) >= MIDDLE_CONTAINMENT;
+}
+
 /* decide.verify_score: the document (its sketch in *doc) against count members; t->known: frame.known_lines. */
 static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
                            unsigned char *foot, doc_text *t) {
     memset(d->frame, 0, (size_t)d->count);
     for (int m = 0; m < count; m++) {
         Py_ssize_t smaller = doc->grams < members[m].grams ? doc->grams : members[m].grams;
-        chrome_lines(d, members[m].lines, members[m].tail, smaller, t->known, head, foot);
+        int header = 0;
+        if (!chrome_lines(d, members[m].lines, members[m].tail, smaller, t->known, head, foot, &header)) continue;
+        if (header && edited_middle(d, t, &members[m], smaller, head, foot)) continue; /* an edited copy */
+        for (Py_ssize_t i = 0; i < d->count; i++) d->frame[i] |= head[i] | foot[i];
     }
     /* frame.surrounds: a line with grams outside the frame, between its first and last lines */
     Py_ssize_t first = 0, last = d->count - 1;

@@ -84,9 +84,15 @@ def frame_free_score(body: Sketch, page: Sketch, other: Sketch, chrome: int, who
 
     ``page``: the whole page's sketch; ``whole``: what :func:`trusted_containment`
     estimates from the whole texts, subtracting the frame.  Both estimate the
-    same share; the one with the smaller standard error counts (the
-    subtraction's grows with the frame's share of the smaller text, this one's
-    with the size of the member against the body's).  When the known frame
+    same share (the subtraction's error grows with the frame's share of the
+    smaller text, this one's with the size of the member against the body's):
+    the body's counts when its error is the smaller, else the two weighted by
+    their precision (inverse variances), never above the subtraction's.  When
+    the subtraction's alone counted, a short article on a reprint's site, the
+    site's chrome 58% of it, was "contained" in the reprint at 0.71, its body
+    at 0.29 (seed 1357); weighted, precision rose on 4 of 55 synthetic files
+    (to +0.0036), fell on none, and recall fell on 5 (to -0.2 points); real
+    pages unchanged.  When the known frame
     leaves too little of the smaller text (:data:`~nshash.sketch.EDGE_REST`),
     that text has nothing of its own to compare: 0 (a page of a site's notices
     and a date, its links cleaned away, joined an article of the site and
@@ -103,9 +109,14 @@ def frame_free_score(body: Sketch, page: Sketch, other: Sketch, chrome: int, who
         return whole
     small, large = sorted((body.grams, other.grams - chrome))
     error = containment_error(body, other) * min(body.grams, other.grams) / small
-    if containment_error(page, other) * chrome / rest <= error:
-        return whole
-    score = max(0.0, min(1.0, shared_grams(body, other) / small) - BODY_ERRORS * error)
+    found = min(1.0, shared_grams(body, other) / small)
+    whole_error = containment_error(page, other) * chrome / rest
+    if whole_error <= error:
+        if whole_error <= 0:
+            return whole
+        weight = (error / whole_error) ** 2
+        return min(whole, (whole * weight + found) / (weight + 1))
+    score = max(0.0, found - BODY_ERRORS * error)
     return min(score, whole) if large >= BODY_SIZE_RATIO * small else score
 
 

@@ -415,10 +415,17 @@ def _word(rng: random.Random) -> str:
 
 
 def _assert_rule_joins(
-    original: str, others: list[str], copy: str, native: bool, monkeypatch: pytest.MonkeyPatch, rule: str, off: Any
+    original: str,
+    others: list[str],
+    copy: str,
+    native: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    rule: str,
+    off: Any,
+    module: Any = nshash.sketch,
 ) -> None:
     """``copy`` joins ``original`` after ``others`` (clusters of their own), through the C or the Python decision;
-    with ``nshash.sketch.<rule>`` replaced by ``off`` (in the Python verification) it stays apart."""
+    with ``<module>.<rule>`` replaced by ``off`` (in the Python verification) it stays apart."""
     from nshash.stores.memory import HashDBMemory
 
     def copy_joins() -> bool:
@@ -433,8 +440,44 @@ def _assert_rule_joins(
     if not native:
         monkeypatch.setattr(nshash.decide, "speedups", None)
         assert copy_joins()
-        monkeypatch.setattr(nshash.sketch, rule, off)
+        monkeypatch.setattr(module, rule, off)
         assert not copy_joins()
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_copy_edited_only_between_its_first_and_last_lines_joins(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A copy of a function reference that keeps its first and last lines verbatim, edits two lines
+    # between them and ends in its own site's footer shares a "header" and a "footer" with its
+    # source, around lines of its own: the shape of a sibling page of the source's site, and the
+    # whole reference was left out as frame.  Those own lines are the source's text; a sibling's are
+    # another article's.
+    from nshash.frame import edited_middle
+    from nshash.sketch import chrome_lines, line_filter
+
+    rng = random.Random(79)
+    names = "sine cosine tangent cotangent secant cosecant arcsine arccosine arctangent logarithm exponent root"
+    article = [
+        f"Inserts the {name} function with one placeholder. You can also type {name[:4]}(<?>) in the Commands window."
+        for name in names.split()
+    ]
+    footer = ["Copyright 2024 Other Media, all rights reserved.", "Follow us for more stories.", "Share this page"]
+    original = "\n".join(["Functions", *article])
+    edited = [line.replace("You can also", "You are also able to") for line in article[6:8]]
+    copy = "\n".join(["Functions", *article[:6], *edited, *article[8:], *footer])
+    others = ["\n".join([f"Another story {i}", *[paragraph(rng, 2) for _ in range(4)], *footer]) for i in range(2)]
+    _assert_rule_joins(original, others, copy, native, monkeypatch, "MIDDLE_SHARE", 2.0, nshash.frame)
+
+    sibling = "\n".join(["Functions", *article[:6], paragraph(rng, 2), paragraph(rng, 2), *article[8:], *footer])
+    fingerprinter = nshash.fingerprint.Fingerprinter(Options())
+    source = fingerprinter.features(original)
+    member = Member(source.sketch, line_filter(source.line_keys), 0)
+    for page, expected in ((copy, True), (sibling, False)):
+        found = fingerprinter.features(page)
+        lines = chrome_lines(found.line_keys, found.line_grams, member.lines)
+        assert max(lines) - min(lines) + 1 > len(lines)  # a header and a footer around lines of its own
+        assert edited_middle(found, member, lines, set()) is expected
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
@@ -1000,6 +1043,30 @@ def test_a_known_frame_is_left_out_of_both_texts_when_that_estimates_better() ->
     # The member's own paragraph in the same frame: the texts are alike, the subtraction's error is the smaller.
     member, doc, body, chrome = _framed(random.Random(5), None)
     assert body.grams >= BODY_MIN_GRAMS and frame_free_score(body, doc, member, chrome, 0.77) == 0.77
+
+
+def test_a_body_that_shares_less_than_the_subtraction_says_lowers_it_by_their_precisions() -> None:
+    # The subtraction's estimate is the more precise, but the body's says far less: a page whose
+    # site's frame was most of it "contained" a reprint on that site by the subtraction alone.
+    from nshash.estimate import frame_free_score, trusted_containment
+    from nshash.sketch import containment_error, shared_grams
+
+    def agreeing(slots: int, grams: int) -> Sketch:  # agrees with member on its first ``slots`` slots
+        return Sketch(grams, bytes(range(slots)) + bytes((i + 128) % 256 for i in range(slots, 128)))
+
+    member, chrome = Sketch(2000, bytes(range(128))), 400
+    doc, body = agreeing(50, 900), agreeing(5, 500)
+    whole = trusted_containment(doc, member, chrome)
+    whole_error = containment_error(doc, member) * chrome / (doc.grams - chrome)
+    error = containment_error(body, member)  # the body is the smaller of it and the member's rest
+    found = shared_grams(body, member) / body.grams
+    assert whole_error < error and found < whole - 0.5
+    weight = (error / whole_error) ** 2
+    score = frame_free_score(body, doc, member, chrome, whole)
+    assert score == pytest.approx((whole * weight + found) / (weight + 1))
+    assert found < score < whole - 0.2
+    # A body that shares more than the subtraction says does not raise it.
+    assert frame_free_score(agreeing(60, 500), doc, member, chrome, whole) == whole
 
 
 def test_a_body_far_larger_than_the_members_rest_only_lowers_the_estimate() -> None:
