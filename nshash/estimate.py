@@ -85,21 +85,24 @@ def frame_free_score(body: Sketch, page: Sketch, other: Sketch, chrome: int, who
     ``page``: the whole page's sketch; ``whole``: what :func:`trusted_containment`
     estimates from the whole texts, subtracting the frame.  Both estimate the
     same share (the subtraction's error grows with the frame's share of the
-    smaller text, this one's with the size of the member against the body's):
-    the body's counts when its error is the smaller, else the two weighted by
-    their precision (inverse variances), never above the subtraction's.  When
-    the subtraction's alone counted, a short article on a reprint's site, the
-    site's chrome 58% of it, was "contained" in the reprint at 0.71, its body
-    at 0.29 (seed 1357); weighted, precision rose on 4 of 55 synthetic files
-    (to +0.0036), fell on none, and recall fell on 5 (to -0.2 points); real
-    pages unchanged.  When the known frame
-    leaves too little of the smaller text (:data:`~nshash.sketch.EDGE_REST`),
-    that text has nothing of its own to compare: 0 (a page of a site's notices
-    and a date, its links cleaned away, joined an article of the site and
-    chained 5 others).  The whole-text estimate counts when the body is too
-    small to sketch (:data:`BODY_MIN_GRAMS`); where the sizes differ too much for this
+    smaller text, this one's with the size of the member against the body's).
+    The body's counts when its error is the smaller; else the two are weighted
+    by their precisions (inverse variances), never above the subtraction's.
+    When the subtraction's alone counted, a short article on a reprint's site,
+    the site's chrome 58% of it, was "contained" in the reprint at 0.71 and
+    its body at 0.29 (seed 1357); weighted, precision rose on 4 of 55
+    synthetic files (to +0.0036), fell on none, and recall fell on 5 (to -0.2
+    points); real pages unchanged.
+
+    When the known frame leaves too little of the smaller text
+    (:data:`~nshash.sketch.EDGE_REST`), that text has nothing of its own to
+    compare: 0 (a page of a site's notices and a date, its links cleaned
+    away, joined an article of the site and chained 5 others).  The
+    whole-text estimate counts when the body is too small to sketch
+    (:data:`BODY_MIN_GRAMS`); where the sizes differ too much for the body's
     estimate to stand alone (:data:`BODY_SIZE_RATIO`: a small text is partly
-    "in" a large one by chance), the lower of the two.  See :data:`~nshash.decide.KNOWN_FRAME`.
+    "in" a large one by chance), the lower of the two.  See
+    :data:`~nshash.decide.KNOWN_FRAME`.
     """
     smaller = min(page.grams, other.grams)
     rest = smaller - chrome
