@@ -408,7 +408,10 @@ static int edited_middle(const doc_lines *d, doc_text *t, const member *m, Py_ss
     int own = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         t->drop[i] = 1; /* left out of the sketch of the lines between */
-        if (i > first && i < last && !(head[i] | foot[i]) && !t->known[i] && d->grams[i] > 0) t->drop[i] = 0, own = 1;
+        if (i > first && i < last && !(head[i] | foot[i]) && !t->known[i] && d->grams[i] > 0) {
+            t->drop[i] = 0;
+            own = 1;
+        }
     }
     if (!own) return 0;
     member between;
