@@ -95,12 +95,10 @@ static int at_the_end(const doc_lines *d, uint32_t tail, const unsigned char *in
     return long_line && (double)run < FOOT_SHARE * (double)total;
 }
 
-/* sketch.chrome_lines: the header and footer the document shares with a member, marked in head and foot; 0 when
- * there are none or, without a shared header (*header 0), they are the article (frame.shared_frame, ARTICLE_SHARE
- * and ARTICLE_KNOWN: smaller, the grams of the smaller of the document and the member; known: the lines other
- * clusters have). */
-static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_ssize_t smaller,
-                        const unsigned char *known, unsigned char *head, unsigned char *foot, int *header) {
+/* sketch.chrome_lines: the header and footer the document shares with a member, marked in head and foot (known:
+ * the lines other clusters have); 0 when there are none.  *header: whether a header is shared (shares_header). */
+static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, const unsigned char *known,
+                        unsigned char *head, unsigned char *foot, int *header) {
     Py_ssize_t n = d->count;
     for (Py_ssize_t i = 0; i < n; i++) {
         d->shared[i] = (unsigned char)has_line(lines, d->keys[i]);
@@ -158,15 +156,6 @@ static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, Py_s
                 for (Py_ssize_t i = gap_at; i < footer_at; i++)
                     if (head[i]) head[i] = foot[i] = 0;
         }
-    }
-    if (!head_beyond_top) { /* a footer that is most of the smaller text, and few lines of it others': the article */
-        Py_ssize_t grams = 0, seen = 0;
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (head[i] | foot[i]) {
-                grams += d->grams[i];
-                seen += known[i] ? d->grams[i] : 0;
-            }
-        if ((double)seen <= ARTICLE_KNOWN * (double)grams && (double)grams >= ARTICLE_SHARE * (double)smaller) return 0;
     }
     return 1;
 }
@@ -391,20 +380,16 @@ static int template_sibling(const doc_lines *d, doc_text *t, const unsigned char
     return containment(&spliced, m) + containment_error(&spliced, m) < SIBLING_CONTAINMENT;
 }
 
-/* frame.edited_middle, with shared_frame's conditions (MIDDLE_SHARE, ARTICLE_KNOWN): the page's own lines between
- * the first and last of the header and footer it shares with m are m's text.  t->drop serves as scratch. */
-static int edited_middle(const doc_lines *d, doc_text *t, const member *m, Py_ssize_t smaller, const unsigned char *head,
+/* frame.edited_middle: the page's own lines between the first and last of the header and footer it shares with m
+ * are m's text.  t->drop serves as scratch. */
+static int edited_middle(const doc_lines *d, doc_text *t, const member *m, const unsigned char *head,
                          const unsigned char *foot) {
-    Py_ssize_t n = d->count, first = -1, last = -1, grams = 0, seen = 0;
+    Py_ssize_t n = d->count, first = -1, last = -1;
     for (Py_ssize_t i = 0; i < n; i++)
         if (head[i] | foot[i]) {
             if (first < 0) first = i;
             last = i;
-            grams += d->grams[i];
-            seen += t->known[i] ? d->grams[i] : 0;
         }
-    if (first < 0 || (double)seen > ARTICLE_KNOWN * (double)grams || (double)grams < MIDDLE_SHARE * (double)smaller)
-        return 0;
     int own = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         t->drop[i] = 1; /* left out of the sketch of the lines between */
@@ -419,6 +404,22 @@ static int edited_middle(const doc_lines *d, doc_text *t, const member *m, Py_ss
     return containment(&between, m) - containment_error(&between, m) >= MIDDLE_CONTAINMENT;
 }
 
+/* frame.shared_frame for one member: whether the header and footer chrome_lines found (header: one is shared) are
+ * frame, not the member's article (ARTICLE_SHARE) nor an edited copy's unchanged lines (MIDDLE_SHARE); smaller: the
+ * grams of the smaller of the document and the member. */
+static int is_frame(const doc_lines *d, doc_text *t, const member *m, Py_ssize_t smaller, int header,
+                    const unsigned char *head, const unsigned char *foot) {
+    Py_ssize_t grams = 0, seen = 0;
+    for (Py_ssize_t i = 0; i < d->count; i++)
+        if (head[i] | foot[i]) {
+            grams += d->grams[i];
+            seen += t->known[i] ? d->grams[i] : 0;
+        }
+    if ((double)seen > ARTICLE_KNOWN * (double)grams) return 1;
+    if (!header) return (double)grams < ARTICLE_SHARE * (double)smaller;
+    return (double)grams < MIDDLE_SHARE * (double)smaller || !edited_middle(d, t, m, head, foot);
+}
+
 /* decide.verify_score: the document (its sketch in *doc) against count members; t->known: frame.known_lines. */
 static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
                            unsigned char *foot, doc_text *t) {
@@ -426,8 +427,8 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
     for (int m = 0; m < count; m++) {
         Py_ssize_t smaller = doc->grams < members[m].grams ? doc->grams : members[m].grams;
         int header = 0;
-        if (!chrome_lines(d, members[m].lines, members[m].tail, smaller, t->known, head, foot, &header)) continue;
-        if (header && edited_middle(d, t, &members[m], smaller, head, foot)) continue; /* an edited copy */
+        if (!chrome_lines(d, members[m].lines, members[m].tail, t->known, head, foot, &header)) continue;
+        if (!is_frame(d, t, &members[m], smaller, header, head, foot)) continue;
         for (Py_ssize_t i = 0; i < d->count; i++) d->frame[i] |= head[i] | foot[i];
     }
     /* frame.surrounds: a line with grams outside the frame, between its first and last lines */
