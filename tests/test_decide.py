@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -364,7 +364,6 @@ def test_a_copy_on_the_articles_own_site_keeps_its_article(native: bool, monkeyp
     # the article's lines as frame against a reprint on another site too).  The menu and the footer
     # are lines the site's other pages have; the article is not.
     from nshash.sketch import _past_a_gap
-    from nshash.stores.memory import HashDBMemory
 
     rng = random.Random(73)
 
@@ -385,13 +384,6 @@ def test_a_copy_on_the_articles_own_site_keeps_its_article(native: bool, monkeyp
     assert _past_a_gap({1, 3, 4, 5, 7, 8}, {1, 4, 7, 8}) == set()  # a known line in between: a header
     assert _past_a_gap({1, 3, 4}, {1, 3, 4}) == set()  # nothing between: all frame
 
-    def copy_joins() -> bool:
-        nsh = nshash.NSHash()
-        assert len({nsh.get_similar(other) for other in others}) == 2
-        first = nsh.get_similar(source)
-        assert nsh.get_similar(reprint) == first
-        return nsh.add(copy).similar_id == first
-
     def first_gap_only(head: set[int], known: Collection[int]) -> set[int]:  # the rule before the footer run
         lines = sorted(head)
         for index in range(1, len(lines)):
@@ -400,14 +392,7 @@ def test_a_copy_on_the_articles_own_site_keeps_its_article(native: bool, monkeyp
                 return set(below) if set(above) <= set(known) and set(below).isdisjoint(known) else set()
         return set()
 
-    if not native:
-        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
-    assert copy_joins()
-    if not native:
-        monkeypatch.setattr(nshash.decide, "speedups", None)
-        assert copy_joins()
-        monkeypatch.setattr(nshash.sketch, "_past_a_gap", first_gap_only)
-        assert not copy_joins()
+    _assert_rule_joins(source, others, copy, native, monkeypatch, "_past_a_gap", first_gap_only, joining=[reprint])
 
 
 def _word(rng: random.Random) -> str:
@@ -423,15 +408,18 @@ def _assert_rule_joins(
     rule: str,
     off: Any,
     module: Any = nshash.sketch,
+    joining: Sequence[str] = (),
 ) -> None:
-    """``copy`` joins ``original`` after ``others`` (clusters of their own), through the C or the Python decision;
-    with ``<module>.<rule>`` replaced by ``off`` (in the Python verification) it stays apart."""
+    """``copy`` joins ``original`` after ``others`` (clusters of their own) and ``joining`` (pages that join
+    ``original``), through the C or the Python decision; with ``<module>.<rule>`` replaced by ``off`` (in the
+    Python verification) it stays apart."""
     from nshash.stores.memory import HashDBMemory
 
     def copy_joins() -> bool:
         nsh = nshash.NSHash()
         first = nsh.get_similar(original)
         assert len({nsh.get_similar(other) for other in others} | {first}) == len(others) + 1
+        assert all(nsh.get_similar(page) == first for page in joining)
         return nsh.add(copy).similar_id == first
 
     if not native:
