@@ -240,6 +240,15 @@ def render(args: argparse.Namespace, chars: int, local: dict[str, Any], dask: di
     local_per_page = (local["peak_mb"] - local["rss_before_mb"]) * 2**20 / docs
     million_gb = (dask["rss_before_mb"] * 2**20 + per_page * 1_000_000) / 2**30
     ratio = local["seconds"] / dask["seconds"]
+    if docs >= 1_000_000:
+        driver = [
+            "## The driver at 1M pages (measured)",
+            "",
+            f"Its peak resident set: **{dask['peak_mb'] / 1024:.2f} GB** for {docs:,} pages (target: 2 GB); "
+            f"extrapolated from its growth a page as below: {million_gb:.2f} GB.",
+        ]
+    else:
+        driver = ["## The driver at 1M pages (an extrapolation, not a measurement)"]
     lines = [
         "# nshash.dask.similar_ids against local batch",
         "",
@@ -266,16 +275,7 @@ def render(args: argparse.Namespace, chars: int, local: dict[str, Any], dask: di
         f"{dask['peak_mb']:,.0f} | {per_page / 1024:.2f} KB |",
         f"| Dask workers | | | | {', '.join(f'{m:,.0f}' for m in dask['workers_peak_mb'])} | |",
         "",
-        *(
-            [
-                "## The driver at 1M pages (measured)",
-                "",
-                f"Its peak resident set: **{dask['peak_mb'] / 1024:.2f} GB** for {docs:,} pages (target: 2 GB); "
-                f"extrapolated from its growth a page as below: {million_gb:.2f} GB.",
-            ]
-            if docs >= 1_000_000
-            else ["## The driver at 1M pages (an extrapolation, not a measurement)"]
-        ),
+        *driver,
         "",
         f"{dask['rss_before_mb']:,.0f} MB before the run + {per_page / 1024:.2f} KB a page x 1,000,000 = "
         f"**{million_gb:.2f} GB** (target: 2 GB). What grows a page is the run's in-memory index "
