@@ -45,9 +45,8 @@ class Sketch(NamedTuple):
 def sketch(text: str) -> Sketch:
     """The sketch of a normalised text (see :func:`containment`).
 
-    A text shorter than 5 characters is one gram.  Computed by the C
-    accelerator when it is there (:mod:`nshash._accel`), else by
-    :func:`sketch_python`, the specification.
+    A text shorter than 5 characters is one gram.  Computed in C (:mod:`nshash._accel`), else
+    with numpy (:mod:`nshash.sketch_numpy`), else by :func:`sketch_python`: the same bytes.
 
     >>> s = sketch("the quick brown fox")
     >>> s.grams, len(s.slots)
@@ -55,7 +54,9 @@ def sketch(text: str) -> Sketch:
     """
     if speedups is not None:
         return Sketch(*speedups.sketch(text))
-    return sketch_python(text)
+    from nshash.sketch_numpy import fallback
+
+    return (fallback() or sketch_python)(text)
 
 
 def sketch_python(text: str) -> Sketch:
