@@ -19,6 +19,7 @@ from collections.abc import Collection, Sequence
 from operator import eq
 from typing import Final, NamedTuple
 
+from nshash import sketch_numpy
 from nshash._accel import speedups
 from nshash.features import mix64
 
@@ -43,10 +44,9 @@ class Sketch(NamedTuple):
 
 
 def sketch(text: str) -> Sketch:
-    """The sketch of a normalised text (see :func:`containment`).
+    """The sketch of a normalised text (see :func:`containment`); under 5 characters, one gram.
 
-    A text shorter than 5 characters is one gram.  Computed in C (:mod:`nshash._accel`), else
-    with numpy (:mod:`nshash.sketch_numpy`), else by :func:`sketch_python`: the same bytes.
+    The same bytes in C (:mod:`nshash._accel`), with numpy (:mod:`nshash.sketch_numpy`) or by :func:`sketch_python`.
 
     >>> s = sketch("the quick brown fox")
     >>> s.grams, len(s.slots)
@@ -54,9 +54,9 @@ def sketch(text: str) -> Sketch:
     """
     if speedups is not None:
         return Sketch(*speedups.sketch(text))
-    from nshash.sketch_numpy import fallback
-
-    return (fallback() or sketch_python)(text)
+    if sketch_numpy.available():
+        return Sketch(*sketch_numpy.sketch_numpy(text, GRAM, SLOTS, _PRIME, _SLOT_SHIFT))
+    return sketch_python(text)
 
 
 def sketch_python(text: str) -> Sketch:

@@ -7,51 +7,56 @@ runs here on whole ``uint64`` arrays (numpy wraps every product modulo
 mix, the smallest per slot (one sort: a slot's values share their top bits)
 and the filling of empty slots.  The bytes are the specification's (tested
 against it); numpy is optional, and without it :func:`nshash.sketch.sketch`
-keeps to the loop.
+keeps to the loop.  The sketch's parameters come from :mod:`nshash.sketch`,
+which calls this module (not the other way round).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
 from functools import cache
 
 from nshash.features import mix64_array
-from nshash.sketch import _PRIME, _SLOT_SHIFT, _UTF32, GRAM, SLOTS, Sketch
+
+_UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
 
 
-def sketch_numpy(text: str) -> Sketch:
-    """:func:`nshash.sketch.sketch_python`'s result, computed with numpy."""
+@cache
+def available() -> bool:
+    """Whether numpy can be imported (asked once)."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def sketch_numpy(text: str, gram: int, slots: int, prime: int, slot_shift: int) -> tuple[int, bytes]:
+    """:func:`nshash.sketch.sketch_python`'s gram count and slot bytes, computed with numpy.
+
+    ``gram``, ``slots``, ``prime`` and ``slot_shift``: the sketch's
+    parameters (:data:`nshash.sketch.GRAM` and the others).
+    """
     import numpy as np
 
     codes = np.frombuffer(text.encode(_UTF32, "surrogatepass"), dtype=np.uint32).astype(np.uint64)
     if not len(codes):
-        return Sketch(0, bytes(SLOTS))
-    grams = max(1, len(codes) - GRAM + 1)
+        return 0, bytes(slots)
+    grams = max(1, len(codes) - gram + 1)
     # A text shorter than a gram is one gram of all its characters.
     polys = codes[:grams].copy()
-    prime = np.uint64(_PRIME)
-    for offset in range(1, min(GRAM, len(codes))):
-        polys *= prime
+    for offset in range(1, min(gram, len(codes))):
+        polys *= np.uint64(prime)
         polys += codes[offset : offset + grams]
     values = np.sort(mix64_array(polys))
-    slots = (values >> np.uint64(_SLOT_SHIFT)).astype(np.intp)
+    slot = (values >> np.uint64(slot_shift)).astype(np.intp)
     first = np.empty(len(values), dtype=bool)
     first[0] = True
-    np.not_equal(slots[1:], slots[:-1], out=first[1:])
-    filled, lows = slots[first], values[first] & np.uint64((1 << _SLOT_SHIFT) - 1)
+    np.not_equal(slot[1:], slot[:-1], out=first[1:])
+    filled, lows = slot[first], values[first] & np.uint64((1 << slot_shift) - 1)
     # An empty slot borrows from the next filled one (round the end), mixed with the distance.
-    every = np.arange(SLOTS)
+    every = np.arange(slots)
     nearest = np.searchsorted(filled, every) % len(filled)
-    distance = ((filled[nearest] - every) % SLOTS).astype(np.uint64)
+    distance = ((filled[nearest] - every) % slots).astype(np.uint64)
     out = mix64_array(lows[nearest] + distance) >> np.uint64(56)
-    return Sketch(grams, out.astype(np.uint8).tobytes())
-
-
-@cache
-def fallback() -> Callable[[str], Sketch] | None:
-    """:func:`sketch_numpy` when numpy can be imported, else ``None`` (asked once)."""
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        return None
-    return sketch_numpy
+    return grams, out.astype(np.uint8).tobytes()
