@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 
@@ -34,6 +35,16 @@ def test_numpy_sketch_on_few_distinct_grams(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["", "a", "abcd", "abcde", "中文" * 300, "\ud800\udfff" * 9, "\x00" * 7, "é" * 10_000])
 def test_numpy_sketch_edge_cases(text: str) -> None:
+    assert _numpy(text) == sketch.sketch_python(text)
+
+
+@pytest.mark.parametrize("extra", [-2, -1, 0, 1, 2 * sketch_numpy._CHUNK + 7])
+def test_numpy_sketch_across_chunks(extra: int) -> None:
+    # Grams are hashed a chunk at a time: a gram across a boundary, and a slot's minimum found
+    # in a later chunk, must give the specification's bytes.
+    rng = random.Random(extra)
+    size = sketch_numpy._CHUNK + sketch.GRAM - 1 + extra
+    text = "".join(rng.choice("abcdefg中文字符 ") for _ in range(size))
     assert _numpy(text) == sketch.sketch_python(text)
 
 
