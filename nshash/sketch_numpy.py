@@ -6,10 +6,11 @@ runs here on ``uint64`` arrays of 2,048 grams at a time (numpy wraps every
 product modulo 2**64, as the specification masks it; the chunks keep the
 temporary arrays small, where a whole page's took 30 bytes a character): the
 grams' polynomial hashes, their mix, the smallest per slot (one sort: a
-slot's values share their top bits) and the filling of empty slots.  The bytes are the specification's (tested
-against it); numpy is optional, and without it :func:`nshash.sketch.sketch`
-keeps to the loop.  The sketch's parameters come from :mod:`nshash.sketch`,
-which calls this module (not the other way round).
+slot's values share their top bits) and the filling of empty slots.  The
+bytes are the specification's (tested against it); numpy is optional, and
+without it :func:`nshash.sketch.sketch` keeps to the loop.  The sketch's
+parameters come from :mod:`nshash.sketch`, which calls this module (not the
+other way round).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def sketch_numpy(text: str, gram: int, slots: int, prime: int, slot_shift: int) 
         return 0, bytes(slots)
     grams = max(1, len(codes) - gram + 1)
     low_mask = np.uint64((1 << slot_shift) - 1)
-    least = np.full(slots, low_mask, dtype=np.uint64)  # below every value: a slot's minimum so far
+    least = np.full(slots, low_mask, dtype=np.uint64)  # each slot's smallest low bits so far
     seen = np.zeros(slots, dtype=bool)
     for start in range(0, grams, _CHUNK):
         count = min(_CHUNK, grams - start)
