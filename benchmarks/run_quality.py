@@ -159,6 +159,16 @@ def environment() -> dict[str, str]:
     }
 
 
+def write_report(out: Path, stem: str, md: list[str], skipped: dict[str, str], payload: dict[str, Any]) -> None:
+    """``<stem>.md`` (the lines ``md``, then the methods skipped) and ``<stem>.json`` in ``out``."""
+    md = md + [f"- skipped **{name}**: {why}" for name, why in skipped.items()]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.md").write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
+    text = json.dumps({**payload, "skipped": skipped}, indent=1, ensure_ascii=False)
+    (out / f"{stem}.json").write_text(text + "\n", encoding="utf-8")
+    print(f"wrote {out / stem}.md and {stem}.json", file=sys.stderr)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=HERE / "data", help="corpus directory")
@@ -227,18 +237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         table,
         "",
     ]
-    md += [f"- skipped **{n}**: {why}" for n, why in skipped.items()]
-    (args.out / "quality.md").write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
-    payload = {
-        "environment": env,
-        "limit": args.limit,
-        "corpora": corpora,
-        "settings": settings,
-        "results": results,
-        "skipped": skipped,
-    }
-    (args.out / "quality.json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {args.out / 'quality.md'} and quality.json", file=sys.stderr)
+    payload = {"environment": env, "limit": args.limit, "corpora": corpora, "settings": settings, "results": results}
+    write_report(args.out, "quality", md, skipped, payload)
     return 0
 
 

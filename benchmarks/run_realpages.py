@@ -38,7 +38,7 @@ from typing import Any
 
 from metrics import evaluate, pair_counts
 from peers import Method, Unavailable, build_methods
-from run_quality import environment, markdown_table
+from run_quality import environment, markdown_table, write_report
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE.parent.parent / "shared" / "data" / "realpages"
@@ -309,13 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sites,
         "",
     ]
-    md += [f"- skipped **{n}**: {why}" for n, why in skipped.items()]
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "realpages.md").write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
     payload = {"environment": env, "limit": args.limit, "seeds": args.seeds, "docs": counts, "results": results}
-    payload["skipped"] = skipped
-    (args.out / "realpages.json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {args.out / 'realpages.md'} and realpages.json", file=sys.stderr)
+    write_report(args.out, "realpages", md, skipped, payload)
     return 0
 
 

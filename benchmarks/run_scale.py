@@ -31,7 +31,7 @@ sys.path.insert(0, str(HERE))
 
 from metrics import pair_counts, pair_scores  # noqa: E402
 from peers import Method, Unavailable, build_methods  # noqa: E402
-from run_quality import environment, load_corpus, markdown_table  # noqa: E402
+from run_quality import environment, load_corpus, markdown_table, write_report  # noqa: E402
 
 DEFAULT_METHODS = ("nshash", "nshash-batch", "rensa-lsh")
 
@@ -166,12 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         text,
         "",
     ]
-    md += [f"- skipped **{name}**: {why}" for name, why in skipped.items()]
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "scale.md").write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
-    payload = {"environment": env, "rows": rows, "skipped": skipped}
-    (args.out / "scale.json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.out / 'scale.md'} and scale.json", file=sys.stderr)
+    write_report(args.out, "scale", md, skipped, {"environment": env, "rows": rows})
     return 0
 
 
