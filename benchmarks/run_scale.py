@@ -29,7 +29,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from metrics import pair_counts, pair_scores  # noqa: E402
+from metrics import PairCounts, pair_counts, pair_scores  # noqa: E402
 from peers import Method, Unavailable, build_methods  # noqa: E402
 from run_quality import environment, load_corpus, markdown_table, write_report  # noqa: E402
 
@@ -74,8 +74,8 @@ def false_pairs(labels: Sequence[str], halves: Sequence[int], pred: Sequence[Has
     return within, across
 
 
-def score(labels: Sequence[str], pred: Sequence[Hashable]) -> dict[str, float]:
-    p, r, f1 = pair_scores(pair_counts(labels, pred))
+def score(counts: PairCounts) -> dict[str, float]:
+    p, r, f1 = pair_scores(counts)
     return {"P": p, "R": r, "F1": f1}
 
 
@@ -96,7 +96,10 @@ def run_seed(data: Path, lang: str, methods: list[Method], skipped: dict[str, st
         if method.name in skipped:
             continue
         try:
-            alone = [score([lab for _, lab in part], method.fit_labels([t for t, _ in part])) for part in (tune, held)]
+            alone = [
+                score(pair_counts([lab for _, lab in part], method.fit_labels([t for t, _ in part])))
+                for part in (tune, held)
+            ]
             pred = method.fit_labels([text for _, (text, _) in joint])
         except Unavailable as e:
             skipped[method.name] = str(e)
@@ -106,7 +109,7 @@ def run_seed(data: Path, lang: str, methods: list[Method], skipped: dict[str, st
         within, across = false_pairs(labels, halves, pred)
         counts = pair_counts(labels, pred)
         row = {"data": str(data), "seed": seed_of(data), "lang": lang, "method": method.name, "docs": len(joint)}
-        row |= {"tune": alone[0], "heldout": alone[1], "joint": score(labels, pred)}
+        row |= {"tune": alone[0], "heldout": alone[1], "joint": score(counts)}
         row |= {"false_within": within, "false_across": across, "predicted_pairs": counts.same_pred}
         rows.append(row)
         print(f"{row['seed']} {lang} {method.name}: joint P {row['joint']['P']:.4f}", file=sys.stderr)
