@@ -359,6 +359,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         /* Passed on votes alone (not on the frameless easing): the body must agree, see body_agrees. */
         if (passed[c] && scores[c] < need && !body_agrees(&d, &t, found, count, eased, framed, known_any, head))
             passed[c] = 0;
+        if (!passed[c]) passed[c] = edited_copy(&d, &t, found, count, head); /* decide: an edited copy */
         if (!passed[c]) continue;
         if (best < 0 || votes[c].votes > votes[best].votes ||
             (votes[c].votes == votes[best].votes &&

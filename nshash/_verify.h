@@ -404,6 +404,29 @@ static int edited_middle(const doc_lines *d, doc_text *t, const member *m, const
     return containment(&between, m) - containment_error(&between, m) >= MIDDLE_CONTAINMENT;
 }
 
+/* frame.edited_copy: the lines the page has verbatim from a member (not known) span EDITED_SPAN of its grams
+ * outside the known lines, and its own lines between them are the member's text.  scratch: d->count bytes. */
+static int edited_copy(const doc_lines *d, doc_text *t, const member *members, int count, unsigned char *scratch) {
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < d->count; i++)
+        if (!t->known[i]) total += d->grams[i];
+    for (int m = 0; m < count; m++) {
+        Py_ssize_t first = -1, last = -1, span = 0;
+        for (Py_ssize_t i = 0; i < d->count; i++) {
+            scratch[i] = (unsigned char)(d->grams[i] > 0 && !t->known[i] && has_line(members[m].lines, d->keys[i]));
+            if (scratch[i]) {
+                if (first < 0) first = i;
+                last = i;
+            }
+        }
+        if (first == last) continue; /* none or one: no lines between */
+        for (Py_ssize_t i = first; i <= last; i++)
+            if (!t->known[i]) span += d->grams[i];
+        if ((double)span >= EDITED_SPAN * (double)total && edited_middle(d, t, &members[m], scratch, scratch)) return 1;
+    }
+    return 0;
+}
+
 /* frame.shared_frame for one member: whether the header and footer chrome_lines found (header: one is shared) are
  * frame, not the member's article (ARTICLE_SHARE) nor an edited copy's unchanged lines (MIDDLE_SHARE); smaller: the
  * grams of the smaller of the document and the member. */

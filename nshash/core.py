@@ -261,9 +261,12 @@ def _with_rule(candidate: dict[str, Any], features: Features, options: Options) 
     if "containment" not in candidate:
         return candidate  # the same text again
     lines = candidate.pop("frame_lines")
+    edited = candidate.pop("edited_copy")
     score, share, passed = candidate["containment"], candidate["share"], candidate["passed"]
     frameless = not lines
-    if score >= options.verify:
+    if edited:
+        need, rule = 0.0, "an edited copy: its lines shared verbatim span most of it, the rest is the member's"
+    elif score >= options.verify:
         need, rule = options.verify, "containment of at least verify"
     elif agrees(score, 0.0, options, frameless):
         need = whole_text_need(options, frameless=True)

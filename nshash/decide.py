@@ -18,7 +18,10 @@ the same function and is tested against it).
    document's sentences point to the candidate: :func:`agrees`; almost total
    when one text is many times the other: :func:`~nshash.estimate.trusted_containment`).
    Reprints with other headers, footers, titles, truncation and edits pass;
-   templated sibling pages and articles sharing a paragraph fail.
+   templated sibling pages and articles sharing a paragraph fail.  A page
+   whose lines shared verbatim with a member span most of it, its own lines
+   between them the member's text, is an edited copy and passes too
+   (:func:`~nshash.frame.edited_copy`).
 4. **Join and merge.**  The document joins the verified candidate most of
    its sentences lead to (the higher agreement breaks ties); another verified
    candidate merges into it only when the two clusters' own sketches also agree,
@@ -53,7 +56,15 @@ from nshash.estimate import (
     trusted_containment,
 )
 from nshash.fingerprint import Features
-from nshash.frame import body_sketch, known_lines, own_article, shared_frame, surrounds, template_sibling
+from nshash.frame import (
+    body_sketch,
+    edited_copy,
+    known_lines,
+    own_article,
+    shared_frame,
+    surrounds,
+    template_sibling,
+)
 from nshash.match import Match
 from nshash.members import add_member, load_entries, members_at
 from nshash.native import assign_native
@@ -182,12 +193,21 @@ def assign_python(
             kept = members_at(entries, candidates.index(c), options.members)
             if not body_agrees(features, kept, known, eased_need(share[c], options)):
                 passed.remove(c)
+    # Edits may leave too little containment and too few votes: an edited copy passes on its lines.
+    edited = {
+        c
+        for index, c in enumerate(candidates)
+        if c not in passed and edited_copy(features, members_at(entries, index, options.members), known)
+    }
+    if edited:
+        passed = [c for c in candidates if c in edited or c in passed]
     if trace is not None:
         for index, c in enumerate(candidates):
             kept = members_at(entries, index, options.members)
             frame = sorted(shared_frame(features, kept, known))
             trace.append({"cluster": roots[c], "sentences": votes[c], "share": share[c], "members": verified[c][1]})
             trace[-1] |= {"frame_lines": frame, "containment": verified[c][0], "passed": c in passed}
+            trace[-1] |= {"edited_copy": c in edited}
     stored = {c: found for c, (_, found) in verified.items()}
     if passed:
         # The cluster most sentences lead to: a copy that also quotes another

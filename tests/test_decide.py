@@ -455,6 +455,7 @@ def test_a_copy_edited_only_between_its_first_and_last_lines_joins(
     edited = [line.replace("You can also", "You are also able to") for line in article[6:8]]
     copy = "\n".join(["Functions", *article[:6], *edited, *article[8:], *footer])
     others = ["\n".join([f"Another story {i}", *[paragraph(rng, 2) for _ in range(4)], *footer]) for i in range(2)]
+    monkeypatch.setattr(nshash.frame, "EDITED_SPAN", 2.0)  # the edited-copy rule would join it too (Python)
     _assert_rule_joins(original, others, copy, native, monkeypatch, "MIDDLE_SHARE", 2.0, nshash.frame)
 
     sibling = "\n".join(["Functions", *article[:6], paragraph(rng, 2), paragraph(rng, 2), *article[8:], *footer])
@@ -1222,3 +1223,72 @@ def test_explain_decision_says_why_and_stores_nothing() -> None:
         "sentence votes, but its body disagrees without its frame, or it is a templated sibling",
         "containment below what it needs",
     }
+
+
+def _edited_story(rng: random.Random) -> tuple[str, str, str, list[str]]:
+    """A story on one site, an edited copy on another, a sibling of it, and two other stories.
+
+    The copy keeps the article's first and last lines verbatim and edits the first, the last and one
+    more word of every line between (their sentence keys spoiled, their 5-grams mostly kept); both
+    sites carry lines of their own.
+    """
+    article = [paragraph(rng, 1) for _ in range(10)]
+
+    def edit(line: str) -> str:
+        words = line.split()
+        for index in [0, len(words) - 1, rng.randrange(2, len(words) - 2)]:
+            words[index] = words[index][::-1]
+        return " ".join(words)
+
+    site_a, site_b = [paragraph(rng, 1) for _ in range(3)], [paragraph(rng, 1) for _ in range(3)]
+    original = "\n".join(["The story", site_a[0], *article, *site_a[1:]])
+    copy = "\n".join(["The story, retold", site_b[0], article[0], *map(edit, article[1:9]), article[9], *site_b[1:]])
+    middle = [paragraph(rng, 1) for _ in range(8)]
+    sibling = "\n".join(["The story, retold", site_b[0], article[0], *middle, article[9], *site_b[1:]])
+    others = ["\n".join([f"Another story {i}", *[paragraph(rng, 2) for _ in range(4)]]) for i in range(2)]
+    return original, copy, sibling, others
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_an_edited_copy_joins_on_the_lines_it_shares(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Edits at the heads and tails of its lines leave the copy one sentence vote and a containment
+    # of about 0.55 with its source: what templated siblings have.  Its lines shared verbatim span
+    # most of it, and its own lines between them are the source's text, edited.
+    original, copy, sibling, others = _edited_story(random.Random(5))
+    nsh = nshash.NSHash()
+    first = nsh.get_similar(original)
+    for other in others:
+        nsh.get_similar(other)
+    why = nsh.explain_decision(copy)
+    assert why["similar_id"] == first
+    assert why["candidates"][0]["containment"] < 0.65 and why["candidates"][0]["rule"].startswith("an edited copy")
+    assert nsh.add(sibling).similar_id != first  # its lines between are another article's
+    _assert_rule_joins(original, others, copy, native, monkeypatch, "EDITED_SPAN", 2.0, nshash.frame)
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_footer_shared_around_an_edited_notice_is_not_an_edited_copy(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two articles of a young site (its footer not yet seen in other clusters) whose footers differ
+    # in one notice: the footer's lines shared verbatim, around a notice that is "the member's text,
+    # edited", span less than half of the page.
+    from nshash.stores.memory import HashDBMemory
+
+    rng = random.Random(11)
+    footer = [paragraph(rng, 2) for _ in range(3)]
+    original = "\n".join(["Story one", *[paragraph(rng, 1) for _ in range(10)], *footer])
+    notice = footer[1][:-1] + " today."
+    other = "\n".join(["Story two", *[paragraph(rng, 1) for _ in range(10)], footer[0], notice, footer[2]])
+
+    def joins() -> bool:
+        nsh = nshash.NSHash()
+        first = nsh.get_similar(original)
+        return nsh.add(other).similar_id == first
+
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+    assert not joins()
+    if not native:
+        monkeypatch.setattr(nshash.frame, "EDITED_SPAN", 0.0)
+        assert joins()
