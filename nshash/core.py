@@ -207,7 +207,8 @@ class NSHash(Compat07, Index):
         >>> story = "A long first sentence of the story here. A second long sentence of it."
         >>> first = nsh.get_similar(story)
         >>> why = nsh.explain_decision(story.replace("second", "2nd"))
-        >>> why["similar_id"] == first, why["candidates"][0]["passed"], why["candidates"][0]["rule"]
+        >>> (candidate,) = why["candidates"]
+        >>> why["similar_id"] == first, candidate["passed"], candidate["rule"]
         (True, True, 'containment of at least verify')
         """
         features = self._features(coerce_document(doc, self.errors))
