@@ -14,7 +14,7 @@ from types import ModuleType
 from nshash.errors import MissingDependencyError
 
 #: What this version of nshash calls in the compiled module.
-_NEEDED = ("sketch", "features", "Table")
+_NEEDED = ("sketch", "features", "assign_many", "pack_features", "assign_packed", "Table")
 
 
 def _load() -> ModuleType | None:

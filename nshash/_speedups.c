@@ -55,6 +55,7 @@ static inline uint64_t mix64(uint64_t v) {
 #include "_inttable.h"
 #include "_blocks.h"
 #include "_assign.h"
+#include "_packed.h"
 
 static uint64_t prime_out;
 static PyObject *html_unescape; /* html.unescape, what text.strip_html calls on rare entities */ /* PRIME ** (GRAM - 1) mod 2**64 */
@@ -354,6 +355,51 @@ fail:
     return NULL;
 }
 
+/*
+ * assign_many(features, start, tables, pending, options, allocate_id) -> (ids, stop):
+ * assign() on features[start:] (a list of Features tuples), in order, until one
+ * is handed back.  ids: the decided pages' similar ids; stop: the index of the
+ * page handed back (len(features) when none was), nothing written for it.
+ */
+static PyObject *assign_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "assign_many(features, start, tables, pending, options, allocate_id): features is a list of "
+                        "Features tuples");
+        return NULL;
+    }
+    PyObject *all = args[0];
+    Py_ssize_t i = PyLong_AsSsize_t(args[1]);
+    if (i == -1 && PyErr_Occurred()) return NULL;
+    if (i < 0) {
+        PyErr_SetString(PyExc_ValueError, "assign_many(): start must be >= 0");
+        return NULL;
+    }
+    PyObject *ids = PyList_New(0);
+    if (ids == NULL) return NULL;
+    PyObject *call[5] = {args[2], args[3], NULL, args[4], args[5]};
+    /* The list's length is read each turn: allocate_id is Python, which could change it. */
+    for (; i < PyList_GET_SIZE(all); i++) {
+        PyObject *features = PyList_GET_ITEM(all, i);
+        Py_INCREF(features);
+        call[2] = features;
+        PyObject *match = assign(self, call, 5);
+        Py_DECREF(features);
+        if (match == NULL) goto fail;
+        if (match == Py_None) {
+            Py_DECREF(match);
+            return Py_BuildValue("(Nn)", ids, i);
+        }
+        int appended = PyList_Append(ids, PyTuple_GET_ITEM(match, 0));
+        Py_DECREF(match);
+        if (appended < 0) goto fail;
+    }
+    return Py_BuildValue("(Nn)", ids, i);
+fail:
+    Py_DECREF(ids);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"sketch", sketch, METH_O, "sketch(text) -> (grams, slots): nshash.sketch.sketch_python in C."},
     {"features", (PyCFunction)(void (*)(void))features, METH_FASTCALL,
@@ -372,6 +418,13 @@ static PyMethodDef methods[] = {
     {"similar", (PyCFunction)(void (*)(void))similar, METH_FASTCALL,
      "similar(text, features_args, tables, pending, options, allocate_id) -> (match, features): features and "
      "assign in one call (match None: Python decides, with features unless they are None too)."},
+    {"assign_many", (PyCFunction)(void (*)(void))assign_many, METH_FASTCALL,
+     "assign_many(features, start, tables, pending, options, allocate_id) -> (ids, stop): assign() on "
+     "features[start:] until a page is handed back (at stop, nothing written for it)."},
+    {"pack_features", pack_features, METH_O, "pack_features(features) -> bytes: nshash.packed.pack in C."},
+    {"assign_packed", (PyCFunction)(void (*)(void))assign_packed, METH_FASTCALL,
+     "assign_packed(blob, offset, tables, pending, options, allocate_id) -> (ids, offset, features): assign() on "
+     "the pages packed in blob from offset until one is handed back (its features; nothing written for it)."},
     {"similar_many", (PyCFunction)(void (*)(void))similar_many, METH_FASTCALL,
      "similar_many(texts, start, features_args, tables, pending, options, allocate_id) -> (ids, stop, features): "
      "similar() on texts[start:] until a page is handed back (at stop; features as similar() gave them)."},

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from nshash.core import NSHash
     from nshash.fingerprint import Features
 
-# Documents decoded and assigned this many at a time (as get_similar_many's chunks).
+# Documents decoded and assigned this many at a time (as get_similar_many's chunks; features computed
+# elsewhere are assigned in one transaction and one C call a chunk: NSHash._assign_all).
 _CHUNK: Final = 512
 # Ids resolved to their roots this many at a time (a list of Python ints for all of them would be the peak).
 _RESOLVE_CHUNK: Final = 65_536
@@ -51,10 +52,15 @@ def new_index(options: dict[str, Any]) -> NSHash:
 
 
 def assign_all(index: NSHash, features: Iterable[Features]) -> Iterator[int]:
-    """Assign every document's features in order, yielding the raw ids as they are assigned."""
-    assign = index._assign
-    transaction = index.store.transaction
-    return (transaction(lambda view, f=f: assign(view, f)) for f in features)  # type: ignore[misc]
+    """Assign every document's features in order, yielding the raw ids a chunk at a time."""
+    chunk: list[Features] = []
+    for each in features:
+        chunk.append(each)
+        if len(chunk) == _CHUNK:
+            yield from index._assign_all(chunk)
+            chunk = []
+    if chunk:
+        yield from index._assign_all(chunk)
 
 
 def cluster_features(options: dict[str, Any], features: Iterable[Features]) -> list[int]:

@@ -21,8 +21,9 @@ from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import HashFunc
 from nshash.index import Index
 from nshash.match import Match
-from nshash.native import similar_many_native, similar_native
+from nshash.native import assign_many_native, assign_packed_native, similar_many_native, similar_native
 from nshash.options import OPTION_NAMES, Options
+from nshash.packed import HEADER_SIZE, check, unpack
 from nshash.stores import HashDB
 from nshash.stores.view import StoreView
 from nshash.text import coerce_document
@@ -140,6 +141,47 @@ class NSHash(Compat07, Index):
         if args is None or getattr(self.store, "save_every", None):
             return super()._similar_all(texts)
         return self.store.transaction(lambda view: self._similar_native_all(view, texts, args))
+
+    def _assign_all(self, features: list[Features]) -> list[int]:
+        # Features computed elsewhere (batch, Dask): a chunk in one transaction and one C call, as
+        # _similar_all; the Python around each page was most of the decision's cost (Dask's driver).
+        if getattr(self.store, "native_tables", None) is None or getattr(self.store, "save_every", None):
+            return super()._assign_all(features)
+        return self.store.transaction(lambda view: self._assign_native_all(view, features))
+
+    def _assign_native_all(self, view: StoreView, features: list[Features]) -> list[int]:
+        ids: list[int] = []
+        start = 0
+        while start < len(features):
+            found = assign_many_native(view, features, start, self.opts)
+            if found is None:  # the store lends no C tables now (a deletion pending)
+                return ids + [self._assign(view, each) for each in features[start:]]
+            decided, stop = found
+            ids += decided
+            if stop < len(features):  # a turn the C hands back, having written nothing for that page
+                ids.append(assign_python(view, features[stop], self.opts).similar_id)
+            start = stop + 1
+        return ids
+
+    def _assign_packed(self, blob: bytes) -> list[int]:
+        """The raw ids of the pages of :func:`nshash.packed.pack`'s ``blob``, in order (Dask's driver)."""
+        check(blob)
+        if getattr(self.store, "native_tables", None) is None or getattr(self.store, "save_every", None):
+            return self._assign_all(list(unpack(blob)))
+        return self.store.transaction(lambda view: self._assign_packed_native(view, blob))
+
+    def _assign_packed_native(self, view: StoreView, blob: bytes) -> list[int]:
+        ids: list[int] = []
+        offset = HEADER_SIZE
+        while offset < len(blob):
+            found = assign_packed_native(view, blob, offset, self.opts)
+            if found is None:  # the store lends no C tables now (a deletion pending)
+                return ids + [self._assign(view, each) for each in unpack(blob, offset)]
+            decided, offset, handed = found
+            ids += decided
+            if handed is not None:  # a turn the C hands back, having written nothing for that page
+                ids.append(assign_python(view, handed, self.opts).similar_id)
+        return ids
 
     def _one_call_args(self) -> tuple[int, ...] | None:
         """The C features' arguments when features and decision can be one C call (a store lending C tables)."""

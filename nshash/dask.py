@@ -19,15 +19,12 @@ from __future__ import annotations
 import sys
 from array import array
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import Any
 
-from nshash.batch import all_features, assign_all, final_ids, new_index
+from nshash.batch import all_features, final_ids, new_index
 from nshash.errors import ArgumentError, ArgumentTypeError, NSHashError, missing_dependency
-
-if TYPE_CHECKING:
-    from nshash.fingerprint import Features
+from nshash.packed import pack
 
 #: Partitions being fingerprinted on the workers ahead of the assignment, per worker.
 AHEAD_PER_WORKER = 2
@@ -48,74 +45,17 @@ def _version() -> str:
     return __version__
 
 
-def _partition_features(texts: Any, options: dict[str, Any], version: str) -> dict[str, Any]:
-    """On a worker: the features of one partition's documents, in order, packed (see :func:`pack`)."""
+def _partition_features(texts: Any, options: dict[str, Any], version: str) -> bytes:
+    """On a worker: the features of one partition's documents, in order, packed (:mod:`nshash.packed`).
+
+    One ``bytes`` a partition travels as a buffer, and the C decides straight
+    from it here (:meth:`NSHash._assign_packed <nshash.NSHash>`): as Python objects, the
+    features cost more to pack, send and unpack than the decision itself.
+    """
     if _version() != version:
         # Another version may key or clean pages differently: the ids would silently differ.
         raise NSHashError(f"a Dask worker has nshash {_version()}, this process {version}: install the same version")
     return pack(all_features(new_index(options), texts.tolist(), texts.index))
-
-
-def pack(features: list[Features]) -> dict[str, Any]:
-    """Many documents' features as a few flat arrays: what travels from a worker.
-
-    Lists of Python ints pickle and unpickle at a few MB/s through Dask's
-    transport; flat arrays travel as buffers.  :func:`unpack` gives back equal
-    :class:`~nshash.fingerprint.Features`.
-
-    >>> from nshash.fingerprint import Fingerprinter
-    >>> from nshash.options import Options
-    >>> pages = ["", "One long sentence of the article. Another long sentence.\\nA footer line."]
-    >>> features = [Fingerprinter(Options()).features(page) for page in pages]
-    >>> list(unpack(pack(features))) == features
-    True
-    """
-    import numpy as np
-
-    def flat(lists: Iterable[Sequence[int]], dtype: str) -> Any:
-        return np.fromiter(chain.from_iterable(lists), dtype=dtype)
-
-    return {
-        # Per document: how many keys, positions and lines it has.
-        "sizes": np.array([(len(f.keys), len(f.positions), len(f.line_keys)) for f in features], dtype="int64"),
-        "keys": flat((f.keys for f in features), "uint64"),
-        "positions": flat((f.positions for f in features), "int64"),
-        "doc_keys": np.array([0 if f.doc_key is None else f.doc_key for f in features], dtype="uint64"),
-        "empty": np.array([f.doc_key is None for f in features], dtype=bool),
-        "grams": np.array([f.sketch.grams for f in features], dtype="int64"),
-        "slots": b"".join(f.sketch.slots for f in features),
-        "line_keys": flat((f.line_keys for f in features), "uint64"),
-        "line_grams": flat((f.line_grams for f in features), "int64"),
-        "line_ends": flat((f.line_ends for f in features), "int64"),
-        "whole_sizes": np.array([len(f.whole) for f in features], dtype="int64"),
-        "wholes": "".join(f.whole for f in features),
-    }
-
-
-def unpack(packed: dict[str, Any]) -> Iterator[Features]:
-    """:func:`pack` reversed, one document at a time."""
-    from nshash.fingerprint import Features, line_counts
-    from nshash.sketch import SLOTS, Sketch
-
-    keys, positions = packed["keys"].tolist(), packed["positions"].tolist()
-    line_keys, line_grams, slots = packed["line_keys"].tolist(), packed["line_grams"].tolist(), packed["slots"]
-    line_ends, wholes = packed["line_ends"].tolist(), packed["wholes"]
-    k = p = line = start = 0
-    for index, (n_keys, n_positions, n_lines) in enumerate(packed["sizes"].tolist()):
-        end = start + int(packed["whole_sizes"][index])
-        doc_key = None if packed["empty"][index] else int(packed["doc_keys"][index])
-        sketch = Sketch(int(packed["grams"][index]), slots[index * SLOTS : (index + 1) * SLOTS])
-        yield Features(
-            keys[k : k + n_keys],
-            positions[p : p + n_positions],
-            doc_key,
-            sketch,
-            array("I", line_keys[line : line + n_lines]),
-            line_counts(line_grams[line : line + n_lines]),
-            wholes[start:end],
-            line_counts(line_ends[line : line + n_lines]),
-        )
-        k, p, line, start = k + n_keys, p + n_positions, line + n_lines, end
 
 
 def _lengths(index: Any) -> Any:
@@ -216,7 +156,7 @@ def _assign_in_order(dask: Any, texts: Any, options: dict[str, Any], bar: Any) -
         if isinstance(features, NSHashError):  # a bad document: say which partition it is in
             raise type(features)(f"partition {number}: {features}") from features
         before = len(raw)
-        raw.extend(assign_all(index, unpack(features)))
+        raw.extend(index._assign_packed(features))
         if bar is not None:
             bar.update(len(raw) - before)
     return final_ids(index, raw)

@@ -326,3 +326,10 @@ class Index:
     def _similar_all(self, texts: list[str]) -> list[int]:
         """:meth:`_similar` of each decoded document, in order (what :func:`~nshash.many.get_similar_many` calls)."""
         return [self._similar(text) for text in texts]
+
+    def _assign_all(self, features: list[Any]) -> list[int]:
+        """:meth:`_assign` of each document's features, in order, a transaction each (batch and Dask call this)."""
+        ids = []
+        for each in features:
+            ids.append(self.store.transaction(lambda view: self._assign(view, each)))  # noqa: B023 (called at once)
+        return ids

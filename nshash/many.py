@@ -118,7 +118,7 @@ def get_similar_many(
         batches = _in_workers(
             partial(_fingerprint, index.fingerprinter.features, index.errors), docs, chunk_size, workers
         )
-        decide = partial(_assign_all, index.store.transaction, index._assign)
+        decide = index._assign_all
     raw: list[int] = []
     bar = None
     try:
@@ -144,14 +144,6 @@ def document_counts(store: HashDB) -> dict[str, int] | None:
 
 
 # -- one process ----------------------------------------------------------------------------
-
-
-def _assign_all(transaction: Callable[[Callable[[StoreView], int]], int], assign: Any, batch: list[Any]) -> list[int]:
-    return [transaction(partial(_assign_one, assign, features)) for features in batch]
-
-
-def _assign_one(assign: Callable[[Any, Any], int], features: Any, view: StoreView) -> int:
-    return assign(view, features)
 
 
 def _text(text: str) -> str:

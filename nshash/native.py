@@ -70,6 +70,37 @@ def similar_many_native(
     return ids, stop, None if found is None else _features(found)
 
 
+def assign_many_native(
+    view: StoreView, features: list[Features], start: int, options: Options
+) -> tuple[list[int], int] | None:
+    """:func:`assign_native` on ``features[start:]`` in one C call, in order, until the C hands a page back.
+
+    ``(ids, stop)``: the similar ids of ``features[start:stop]``; ``stop``, the
+    page handed back, nothing written for it (``len(features)`` when none was).
+    ``None`` when ``view`` lends no C tables.
+    """
+    if speedups is None or (tables := _lent_tables(view)) is None:
+        return None
+    ids, stop = speedups.assign_many(features, start, *tables, _c_options(options), view.allocate_id)
+    return ids, stop
+
+
+def assign_packed_native(
+    view: StoreView, blob: bytes, offset: int, options: Options
+) -> tuple[list[int], int, Features | None] | None:
+    """:func:`assign_native` on the pages packed in ``blob`` (:mod:`nshash.packed`) from byte ``offset`` on, one C call.
+
+    ``(ids, offset, features)``: the similar ids of the pages decided, where
+    the next page starts, and the features of the page the C handed back
+    (nothing written for it; ``None`` when none was).  ``None`` when ``view``
+    lends no C tables.
+    """
+    if speedups is None or (tables := _lent_tables(view)) is None:
+        return None
+    ids, offset, found = speedups.assign_packed(blob, offset, *tables, _c_options(options), view.allocate_id)
+    return ids, offset, None if found is None else _features(found)
+
+
 def _features(found: tuple[Any, ...]) -> Features:
     keys, positions, doc_key, (grams, slots), line_keys, line_grams, whole, line_ends = found
     return Features(keys, positions, doc_key, Sketch(grams, slots), line_keys, line_grams, whole, line_ends)

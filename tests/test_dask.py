@@ -187,18 +187,3 @@ def test_a_worker_with_another_version_is_refused() -> None:
 
     with pytest.raises(nshash.NSHashError, match="install the same version"):
         _partition_features(pd.Series(["text"]), {}, "0.0.1")
-
-
-@pytest.mark.parametrize("hashfunc", ["farmhash", "md5"])
-def test_features_travel_packed_and_come_back_equal(hashfunc: str) -> None:
-    from nshash.dask import pack, unpack
-    from nshash.fingerprint import Fingerprinter
-    from nshash.options import Options
-
-    texts, _ = make_corpus(seed=2, articles=8)
-    texts += ["", "   ", "Hi!", "第一句话足够长，可以作为指纹。第二句也一样长。", "x\n" * 300]
-    opts, hash_ = Options.build(hashfunc)
-    fingerprinter = Fingerprinter(opts, hash_)
-    features = [fingerprinter.features(text) for text in texts]
-    assert list(unpack(pack(features))) == features
-    assert list(unpack(pack([]))) == []
