@@ -229,6 +229,7 @@ setup(
                 "nshash/_inttable.h",
                 "nshash/_assign.h",
                 "nshash/_blocks.h",
+                "nshash/_packed.h",
                 "nshash/sketch.py",
                 "nshash/estimate.py",
                 "nshash/decide.py",
