@@ -110,6 +110,13 @@ def _reset_peak_rss() -> None:
         pass
 
 
+def _cpu_seconds() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _status_mb(field: str) -> float:
     with open("/proc/self/status") as handle:
         for line in handle:
@@ -123,8 +130,10 @@ def run_local(pages: Path, ids_out: Path) -> dict[str, Any]:
     import pandas as pd
 
     import nshash
-    from nshash.batch import all_features, cluster_features, new_index
+    from nshash.batch import all_features, final_ids, new_index
+    from nshash.packed import pack
 
+    per_file = len(pd.read_parquet(sorted(pages.glob("*.parquet"))[0]))
     texts = pd.read_parquet(pages)["content"].tolist()
     _reset_peak_rss()
     before = _status_mb("VmRSS")
@@ -133,20 +142,58 @@ def run_local(pages: Path, ids_out: Path) -> dict[str, Any]:
     seconds = time.perf_counter() - start
     peak = _status_mb("VmHWM")
     np.save(ids_out, np.asarray(ids, dtype="int64"))
-    # Then its work in two steps timed apart: the features are what Dask moves to the
-    # workers, the assignment is what stays in the driver (the same ids).
+    # Then its work in the steps Dask splits, timed apart: the features and their packing (a
+    # partition at a time) are what the workers do; the decision read from the packed partitions
+    # is what stays in the driver (the same ids).
     start = time.perf_counter()
     features = all_features(new_index({}), texts)
     middle = time.perf_counter()
-    if cluster_features({}, features) != ids:
-        raise SystemExit("the two steps gave other ids than similar_ids")
+    blobs = [pack(features[i : i + per_file]) for i in range(0, len(features), per_file)]
+    packed = time.perf_counter()
+    del features
+    index = new_index({})
+    raw = [similar for blob in blobs for similar in index._assign_packed(blob)]
+    assigned = time.perf_counter()
+    if final_ids(index, raw) != ids:
+        raise SystemExit("the steps apart gave other ids than similar_ids")
     return {
         "seconds": seconds,
         "features_seconds": middle - start,
-        "assign_seconds": time.perf_counter() - middle,
+        "pack_seconds": packed - middle,
+        "assign_seconds": assigned - packed,
         "rss_before_mb": before,
         "peak_mb": peak,
     }
+
+
+def _features_of(texts: list[str]) -> float:
+    """In a pool's process: the seconds to compute the features of ``texts`` (the pool started and warm)."""
+    from nshash.batch import all_features, new_index
+
+    start = time.perf_counter()
+    all_features(new_index({}), texts)
+    return time.perf_counter() - start
+
+
+def parallel_ceiling(pages: Path, workers: int, sample: int = 20_000) -> float:
+    """How much faster ``workers`` processes compute features than one, each with the same pages at once.
+
+    What the machine gives Dask's workers at best (two processes on two cores
+    of a VM may share one core's caches and more).
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    import pandas as pd
+
+    texts = pd.concat([pd.read_parquet(path)["content"] for path in sorted(pages.glob("*.parquet"))[:8]])
+    chunk = texts.tolist()[:sample]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(_features_of, [chunk[:200]] * workers))  # start and warm every process
+        alone = min(pool.submit(_features_of, chunk).result() for _ in range(2))
+        start = time.perf_counter()
+        list(pool.map(_features_of, [chunk] * workers))
+        together = time.perf_counter() - start
+    return workers * alone / together
 
 
 def run_dask(pages: Path, ids_out: Path, workers: int) -> dict[str, Any]:
@@ -170,10 +217,14 @@ def run_dask(pages: Path, ids_out: Path, workers: int) -> dict[str, Any]:
         _reset_peak_rss()
         client.run(_reset_peak_rss)
         before = _status_mb("VmRSS")
+        workers_cpu = client.run(_cpu_seconds)
+        cpu = _cpu_seconds()
         start = time.perf_counter()
         ddf = dd.read_parquet(str(pages / "*.parquet"))
         ids = nshash.dask.similar_ids(ddf, column="content").compute()
         seconds = time.perf_counter() - start
+        cpu = _cpu_seconds() - cpu
+        workers_cpu = sum(client.run(_cpu_seconds).values()) - sum(workers_cpu.values())
         peak = _status_mb("VmHWM")
         workers_peak = sorted(client.run(_status_mb, "VmHWM").values())
         partitions = ddf.npartitions
@@ -184,6 +235,8 @@ def run_dask(pages: Path, ids_out: Path, workers: int) -> dict[str, Any]:
         "peak_mb": peak,
         "workers_peak_mb": workers_peak,
         "partitions": partitions,
+        "driver_cpu_seconds": cpu,
+        "workers_cpu_seconds": workers_cpu,
     }
 
 
@@ -227,19 +280,24 @@ def main(argv: list[str] | None = None) -> int:
         dask = in_process("dask", pages, Path(tmp) / "dask.npy", args.workers)
         print(f"dask: {dask}", file=sys.stderr)
         same = bool(np.array_equal(np.load(Path(tmp) / "local.npy"), np.load(Path(tmp) / "dask.npy")))
-    report = render(args, chars, local, dask, same)
+        ceiling = parallel_ceiling(pages, args.workers)
+        print(f"{args.workers} processes at once: {ceiling:.2f}x one", file=sys.stderr)
+    report = render(args, chars, local, dask, same, ceiling)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(report, encoding="utf-8")
     print(report)
     return 0 if same else 1
 
 
-def render(args: argparse.Namespace, chars: int, local: dict[str, Any], dask: dict[str, Any], same: bool) -> str:
+def render(
+    args: argparse.Namespace, chars: int, local: dict[str, Any], dask: dict[str, Any], same: bool, ceiling: float
+) -> str:
     docs = args.docs
     per_page = (dask["peak_mb"] - dask["rss_before_mb"]) * 2**20 / docs
     local_per_page = (local["peak_mb"] - local["rss_before_mb"]) * 2**20 / docs
     million_gb = (dask["rss_before_mb"] * 2**20 + per_page * 1_000_000) / 2**30
     ratio = local["seconds"] / dask["seconds"]
+    total_cpu = dask["driver_cpu_seconds"] + dask["workers_cpu_seconds"]
     if docs >= 1_000_000:
         driver = [
             "## The driver at 1M pages (measured)",
@@ -287,17 +345,25 @@ def render(args: argparse.Namespace, chars: int, local: dict[str, Any], dask: di
         "",
         "## Where the time goes",
         "",
-        "The same work in two steps timed apart (features, then assignment: what Dask splits; "
-        f"{local['features_seconds'] + local['assign_seconds']:.1f} s against {local['seconds']:.1f} s for "
-        "`similar_ids`, which keys and decides a chunk of pages in one C call): "
-        f"{local['features_seconds']:.1f} s computing features and "
-        f"{local['assign_seconds']:.1f} s assigning. "
-        "Dask moves the features to the workers; the assignment stays in the driver, in input order "
-        "(that is what makes the ids those of local batch), overlapped with the workers' next "
-        "partitions. Its ceiling is therefore the assignment alone: "
-        f"{local['seconds'] / local['assign_seconds']:.2f}x local batch here, with every other core "
-        "free. On this machine the driver and the workers share 2 cores (with other jobs), so the "
-        "workers' features slow the driver's assignment down instead of running beside it.",
+        "Local batch's work in the steps Dask splits, timed apart in its process: "
+        f"{local['features_seconds']:.1f} s computing features and {local['pack_seconds']:.1f} s packing "
+        "them a partition at a time (`nshash.packed`: what the workers do), "
+        f"{local['assign_seconds']:.1f} s deciding from the packed partitions (what stays in the driver, in "
+        "input order: that is what makes the ids those of local batch); "
+        f"{local['features_seconds'] + local['pack_seconds'] + local['assign_seconds']:.1f} s against "
+        f"{local['seconds']:.1f} s for `similar_ids`, which keys and decides a chunk of pages in one C call. "
+        f"In the Dask run the driver used {dask['driver_cpu_seconds']:.1f} s of CPU (the decision, the "
+        f"scheduler, receiving the partitions) and the workers {dask['workers_cpu_seconds']:.1f} s (reading "
+        f"the Parquet files, features, packing, sending): {total_cpu:.1f} s in {dask['seconds']:.1f} s of "
+        "wall time.",
+        "",
+        f"This machine's ceiling: {args.workers} processes computing features at once, each on the same "
+        f"20,000 pages, ran at **{ceiling:.2f}x** one process alone (`parallel_ceiling` in the script): its "
+        f"{os.cpu_count()} cores do not give {args.workers}x, so the workers' features cannot go faster than that "
+        "here, before the driver's decision takes its share of the same cores. "
+        "The driver's decision alone is the ceiling where the workers have cores of their own: "
+        f"{args.docs / local['assign_seconds']:,.0f} pages a second here "
+        f"({local['seconds'] / local['assign_seconds']:.1f}x local batch).",
     ]
     return "\n".join(lines) + "\n"
 
