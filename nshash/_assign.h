@@ -165,6 +165,14 @@ static int record_evidence(assign_stores *s, const uint64_t *keys, const int64_t
  * known lines), and when either is not empty t->body is the page's sketch
  * without them.  scratch: d->count bytes.
  */
+/* decide.cjk_page: whether at least CJK_PAGE of the whole normalised text is CJK characters. */
+static int cjk_page(const doc_text *t) {
+    if (t->length == 0 || t->kind == PyUnicode_1BYTE_KIND) return 0; /* nothing CJK below U+0100 */
+    Py_ssize_t cjk = 0;
+    for (Py_ssize_t i = 0; i < t->length; i++) cjk += is_cjk(PyUnicode_READ(t->kind, t->data, i));
+    return (double)cjk / (double)t->length >= CJK_PAGE;
+}
+
 static int body_agrees(const doc_lines *d, doc_text *t, const member *members, int count, double need, int framed,
                        int known_any, unsigned char *scratch) {
     for (int m = 0; m < count; m++)
@@ -344,6 +352,8 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     double scores[MAX_CANDIDATES];
     int stored[MAX_CANDIDATES], passed[MAX_SENTENCES] = {0}, any = 0, best = -1;
     unsigned char *head = d.frame + room, *foot = head + room;
+    /* decide.eased_need: less on a page that is mostly CJK */
+    double voted_need = candidates > 0 && cjk_page(&t) ? o.verify_voted - CJK_EASING : o.verify_voted;
     for (int c = 0; c < candidates; c++) {
         int count = 0;
         while (count < o.members && load_member(&s, votes[c].id, count, &found[count])) count++;
@@ -351,7 +361,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         scores[c] = verify_score(&d, &doc, found, count, head, foot, &t);
         /* decide.agrees */
         double share = (double)votes[c].top / (double)top;
-        double eased = o.verify_voted - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0);
+        double eased = share >= MAJORITY_SHARE ? voted_need - MAJORITY_EASING : voted_need;
         int framed = 0; /* verify_score left the frame shared with these members in d.frame */
         for (Py_ssize_t i = 0; i < d.count && !framed; i++) framed = d.frame[i];
         double need = framed ? o.verify : o.verify - FRAMELESS_EASING;

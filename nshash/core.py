@@ -16,7 +16,16 @@ from typing import Any
 from nshash.boilerplate import BOILERPLATE, FP, STAT
 from nshash.clusters import find_roots
 from nshash.compat import Compat07
-from nshash.decide import FRAMELESS_EASING, VOTED_SHARE, agrees, assign, assign_python, eased_need, whole_text_need
+from nshash.decide import (
+    FRAMELESS_EASING,
+    VOTED_SHARE,
+    agrees,
+    assign,
+    assign_python,
+    cjk_page,
+    eased_need,
+    whole_text_need,
+)
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import HashFunc
 from nshash.index import Index
@@ -307,6 +316,7 @@ def _with_rule(candidate: dict[str, Any], features: Features, options: Options) 
     edited = candidate.pop("edited_copy")
     score, share, passed = candidate["containment"], candidate["share"], candidate["passed"]
     frameless = not lines
+    cjk = cjk_page(features)
     if edited:
         need, rule = 0.0, "an edited copy: its lines shared verbatim span most of it, the rest is the member's"
     elif score >= options.verify:
@@ -314,13 +324,13 @@ def _with_rule(candidate: dict[str, Any], features: Features, options: Options) 
     elif agrees(score, 0.0, options, frameless):
         need = whole_text_need(options, frameless=True)
         rule = f"a page of another site: containment of at least verify - {FRAMELESS_EASING}"
-    elif agrees(score, share, options):
-        need = eased_need(share, options)
+    elif agrees(score, share, options, cjk=cjk):
+        need = eased_need(share, options, cjk)
         rule = "sentence votes: the containment they ask"
         if not passed:
             rule = "sentence votes, but its body disagrees without its frame, or it is a templated sibling"
     else:
-        need = eased_need(share, options) if share >= VOTED_SHARE else whole_text_need(options, frameless)
+        need = eased_need(share, options, cjk) if share >= VOTED_SHARE else whole_text_need(options, frameless)
         rule = "containment below what it needs"
     frame = [_line(features, index) for index in lines]
     return {**candidate, "shared_frame": frame, "needs": need, "rule": rule}

@@ -45,6 +45,13 @@ NOISE: Final = " \t\u3000\xa0\u200b\ufeff,，、;；:：\"'“”‘’()（）.
 CJK_RANGES: Final = ((0x2E80, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF), (0x20000, 0x3FFFF))
 _CJK_CLASS: Final = "".join(f"{chr(low)}-{chr(high)}" for low, high in CJK_RANGES)
 _CJK_RE: Final = re.compile(f"[{_CJK_CLASS}]")
+
+
+def cjk_share(text: str) -> float:
+    """The share of ``text``'s characters that are CJK (:data:`CJK_RANGES`); 0.0 for an empty text."""
+    return (len(text) - len(_CJK_RE.sub("", text))) / len(text) if text else 0.0
+
+
 # A '.' right after CJK text ends a sentence (reprints swap '。' for '.').
 _CJK_DOT_RE: Final = re.compile(f"(?<=[{_CJK_CLASS}])\\.")
 

@@ -1292,3 +1292,48 @@ def test_a_footer_shared_around_an_edited_notice_is_not_an_edited_copy(
     if not native:
         monkeypatch.setattr(nshash.frame, "EDITED_SPAN", 0.0)
         assert joins()
+
+
+def test_sentence_votes_ask_less_of_a_mostly_cjk_page() -> None:
+    from nshash.decide import CJK_EASING, MAJORITY_EASING, agrees, cjk_page, eased_need
+    from nshash.fingerprint import Fingerprinter
+
+    opts = Options()
+    assert eased_need(0.4, opts, cjk=True) == opts.verify_voted - CJK_EASING
+    assert eased_need(0.6, opts, cjk=True) == opts.verify_voted - CJK_EASING - MAJORITY_EASING
+    assert agrees(0.47, 0.4, opts, cjk=True) and not agrees(0.47, 0.4, opts)
+    assert not agrees(0.47, 0.2, opts, cjk=True)  # one vote of five: the whole-text need, whatever the script
+    features = Fingerprinter(opts).features
+    assert cjk_page(features("第一句话足够长，可以作为指纹。第二句也一样长。Some English words."))
+    assert not cjk_page(features("An English page with a few 中文 words in it, and more English."))
+    assert not cjk_page(features(""))
+
+
+def _chinese_copy(rng: random.Random, own_lines: int) -> tuple[str, str]:
+    """A Chinese article with lines of its site, and a copy on another site: one character edited in
+    all but its two longest sentences, its own long notices and lines (random ideographs)."""
+    han = "".join(chr(0x4E00 + 7 * i) for i in range(600))
+
+    def text(size: int) -> str:
+        return "".join(rng.choice(han) for _ in range(size))
+
+    article = [text(46), text(45), *[text(rng.randint(22, 34)) for _ in range(8)]]
+    original = "\n".join([*(s + "。" for s in article), *(text(20) + "。" for _ in range(own_lines))])
+    edited = article[:2] + [s[:5] + text(1) + s[6:] for s in article[2:]]
+    own = [text(40 + i) + "。" for i in range(3)] + [text(20) + "。" for _ in range(own_lines)]
+    return original, "\n".join([*(s + "。" for s in edited), *own])
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_an_edited_chinese_copy_joins_on_two_votes_below_verify_voted(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two of its five longest sentences point to the original (the others are its site's notices)
+    # and its containment, 0.47, is under verify_voted (0.5): on a Chinese page, 0.45 suffices.
+    original, copy = _chinese_copy(random.Random(8), 8)
+    nsh = nshash.NSHash()
+    nsh.get_similar(original)
+    (candidate,) = nsh.explain_decision(copy)["candidates"]
+    assert candidate["share"] == 0.4 and 0.45 <= candidate["containment"] < 0.5
+    assert candidate["needs"] == pytest.approx(0.45) and candidate["passed"]
+    _assert_rule_joins(original, [], copy, native, monkeypatch, "CJK_EASING", 0.0, nshash.decide)
