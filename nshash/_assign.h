@@ -362,12 +362,14 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         /* decide.agrees */
         double share = (double)votes[c].top / (double)top;
         double eased = share >= MAJORITY_SHARE ? voted_need - MAJORITY_EASING : voted_need;
+        /* decide: the body check's need is not eased for CJK */
+        double body_need = o.verify_voted - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0);
         int framed = 0; /* verify_score left the frame shared with these members in d.frame */
         for (Py_ssize_t i = 0; i < d.count && !framed; i++) framed = d.frame[i];
         double need = framed ? o.verify : o.verify - FRAMELESS_EASING;
         passed[c] = scores[c] >= need || (share >= VOTED_SHARE && scores[c] >= eased);
         /* Passed on votes alone (not on the frameless easing): the body must agree, see body_agrees. */
-        if (passed[c] && scores[c] < need && !body_agrees(&d, &t, found, count, eased, framed, known_any, head))
+        if (passed[c] && scores[c] < need && !body_agrees(&d, &t, found, count, body_need, framed, known_any, head))
             passed[c] = 0;
         if (!passed[c]) passed[c] = edited_copy(&d, &t, found, count, head); /* decide: an edited copy */
         if (!passed[c]) continue;

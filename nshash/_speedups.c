@@ -314,20 +314,29 @@ static PyObject *similar(PyObject *self, PyObject *const *args, Py_ssize_t nargs
  * when none was), features: what similar() gave for it (None when its features
  * too are left to Python, or when none was handed back).
  */
+/* The list and the start of a *_many call (its first two arguments), checked; -1 with an error set. */
+static int many_start(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, const char *usage, Py_ssize_t *start) {
+    if (nargs != want || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return -1;
+    }
+    *start = PyLong_AsSsize_t(args[1]);
+    if (*start == -1 && PyErr_Occurred()) return -1;
+    if (*start < 0) {
+        PyErr_Format(PyExc_ValueError, "%.40s: start must be >= 0", usage);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *similar_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 7 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "similar_many(texts, start, features_args, tables, pending, options, allocate_id): texts is a "
-                        "list of str");
+    Py_ssize_t i;
+    if (many_start(args, nargs, 7,
+                   "similar_many(texts, start, features_args, tables, pending, options, allocate_id): texts is a list "
+                   "of str",
+                   &i) < 0)
         return NULL;
-    }
     PyObject *texts = args[0];
-    Py_ssize_t i = PyLong_AsSsize_t(args[1]);
-    if (i == -1 && PyErr_Occurred()) return NULL;
-    if (i < 0) {
-        PyErr_SetString(PyExc_ValueError, "similar_many(): start must be >= 0");
-        return NULL;
-    }
     PyObject *ids = PyList_New(0);
     if (ids == NULL) return NULL;
     PyObject *call[6] = {NULL, args[2], args[3], args[4], args[5], args[6]};
@@ -362,19 +371,13 @@ fail:
  * page handed back (len(features) when none was), nothing written for it.
  */
 static PyObject *assign_many(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 6 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "assign_many(features, start, tables, pending, options, allocate_id): features is a list of "
-                        "Features tuples");
+    Py_ssize_t i;
+    if (many_start(args, nargs, 6,
+                   "assign_many(features, start, tables, pending, options, allocate_id): features is a list of "
+                   "Features tuples",
+                   &i) < 0)
         return NULL;
-    }
     PyObject *all = args[0];
-    Py_ssize_t i = PyLong_AsSsize_t(args[1]);
-    if (i == -1 && PyErr_Occurred()) return NULL;
-    if (i < 0) {
-        PyErr_SetString(PyExc_ValueError, "assign_many(): start must be >= 0");
-        return NULL;
-    }
     PyObject *ids = PyList_New(0);
     if (ids == NULL) return NULL;
     PyObject *call[5] = {args[2], args[3], NULL, args[4], args[5]};

@@ -20,6 +20,14 @@ def popular_copies() -> list[str]:
     return texts + copies
 
 
+def edited_sample(copies: int, seed: int) -> list[str]:
+    """The popular-story check's first ``copies`` pages (benchmarks/run_sample.py): the sample, edited."""
+    from run_sample import load_sample, popular
+
+    texts, labels = load_sample(SAMPLE)
+    return popular(texts, labels, copies, seed)[0]
+
+
 def hard_corpus(notes: bool = False, menus: bool = False) -> list[str]:
     """Pages of the benchmark corpus generator: site frames, siblings, revisions, early copies, wrapping.
 
