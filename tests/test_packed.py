@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nshash
 import nshash._accel
@@ -162,3 +164,30 @@ def test_without_c_tables_packed_features_are_decided_page_by_page(
     with HashDBMemory(tmp_path / "python.hashdb.pkl") as store:
         assert nshash.NSHash(hashdb=store)._assign_packed(blob) == loop_ids
     assert blob[HEADER_SIZE:]  # the pages themselves, after the header
+
+
+@st.composite
+def any_features(draw: st.DrawFn) -> Features:
+    lines = draw(st.integers(0, 5))
+    grams_wide, ends_wide = draw(st.booleans()), draw(st.booleans())
+    grams_top, ends_top = (2**40 if wide else 2**32 - 1 for wide in (grams_wide, ends_wide))
+    return Features(
+        draw(st.lists(st.integers(0, 2**64 - 1), max_size=8)),
+        draw(st.lists(st.integers(0, 2**40), max_size=4)),
+        draw(st.none() | st.integers(0, 2**64 - 1)),
+        Sketch(draw(st.integers(0, 2**40)), draw(st.binary(min_size=128, max_size=128))),
+        array("I", draw(st.lists(st.integers(0, 2**32 - 1), min_size=lines, max_size=lines))),
+        array("q" if grams_wide else "I", draw(st.lists(st.integers(0, grams_top), min_size=lines, max_size=lines))),
+        draw(st.text(max_size=40)),  # any code point, lone surrogates included
+        array("q" if ends_wide else "I", draw(st.lists(st.integers(0, ends_top), min_size=lines, max_size=lines))),
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(any_features(), max_size=5))
+def test_any_features_pack_to_the_same_bytes_and_come_back(features: list[Features]) -> None:
+    blob = pack_python(features)
+    assert list(unpack(blob)) == features
+    speedups = nshash._accel.speedups
+    if speedups is not None:
+        assert speedups.pack_features(features) == blob
