@@ -159,12 +159,6 @@ static int record_evidence(assign_stores *s, const uint64_t *keys, const int64_t
     return 0;
 }
 
-/*
- * decide.body_agrees, called right after verify_score against the same
- * members: d->frame and t->drop hold the frame shared with them (and the
- * known lines), and when either is not empty t->body is the page's sketch
- * without them.  scratch: d->count bytes.
- */
 /* decide.cjk_page: whether at least CJK_PAGE of the whole normalised text is CJK characters. */
 static int cjk_page(const doc_text *t) {
     if (t->length == 0 || t->kind == PyUnicode_1BYTE_KIND) return 0; /* nothing CJK below U+0100 */
@@ -173,6 +167,12 @@ static int cjk_page(const doc_text *t) {
     return (double)cjk / (double)t->length >= CJK_PAGE;
 }
 
+/*
+ * decide.body_agrees, called right after verify_score against the same
+ * members: d->frame and t->drop hold the frame shared with them (and the
+ * known lines), and when either is not empty t->body is the page's sketch
+ * without them.  scratch: d->count bytes.
+ */
 static int body_agrees(const doc_lines *d, doc_text *t, const member *members, int count, double need, int framed,
                        int known_any, unsigned char *scratch) {
     for (int m = 0; m < count; m++)
@@ -352,8 +352,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     double scores[MAX_CANDIDATES];
     int stored[MAX_CANDIDATES], passed[MAX_SENTENCES] = {0}, any = 0, best = -1;
     unsigned char *head = d.frame + room, *foot = head + room;
-    /* decide.eased_need: less on a page that is mostly CJK */
-    double voted_need = candidates > 0 && cjk_page(&t) ? o.verify_voted - CJK_EASING : o.verify_voted;
+    int cjk = -1; /* decide.cjk_page, read only when the votes' need decides */
     for (int c = 0; c < candidates; c++) {
         int count = 0;
         while (count < o.members && load_member(&s, votes[c].id, count, &found[count])) count++;
@@ -361,12 +360,15 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         scores[c] = verify_score(&d, &doc, found, count, head, foot, &t);
         /* decide.agrees */
         double share = (double)votes[c].top / (double)top;
-        double eased = share >= MAJORITY_SHARE ? voted_need - MAJORITY_EASING : voted_need;
-        /* decide: the body check's need is not eased for CJK */
-        double body_need = o.verify_voted - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0);
         int framed = 0; /* verify_score left the frame shared with these members in d.frame */
         for (Py_ssize_t i = 0; i < d.count && !framed; i++) framed = d.frame[i];
         double need = framed ? o.verify : o.verify - FRAMELESS_EASING;
+        /* decide.eased_need: less on a page that is mostly CJK, but not for the body check */
+        double body_need = o.verify_voted - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0), eased = body_need;
+        if (share >= VOTED_SHARE && scores[c] < need) {
+            if (cjk < 0) cjk = cjk_page(&t);
+            if (cjk) eased = (o.verify_voted - CJK_EASING) - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0);
+        }
         passed[c] = scores[c] >= need || (share >= VOTED_SHARE && scores[c] >= eased);
         /* Passed on votes alone (not on the frameless easing): the body must agree, see body_agrees. */
         if (passed[c] && scores[c] < need && !body_agrees(&d, &t, found, count, body_need, framed, known_any, head))

@@ -154,7 +154,7 @@ class NSHash(Compat07, Index):
     def _assign_all(self, features: list[Features]) -> list[int]:
         # Features computed elsewhere (batch, Dask): a chunk in one transaction and one C call, as
         # _similar_all; the Python around each page was most of the decision's cost (Dask's driver).
-        if getattr(self.store, "native_tables", None) is None or getattr(self.store, "save_every", None):
+        if not self._chunks_in_c():
             return super()._assign_all(features)
         return self.store.transaction(lambda view: self._assign_native_all(view, features))
 
@@ -175,7 +175,7 @@ class NSHash(Compat07, Index):
     def _assign_packed(self, blob: bytes) -> list[int]:
         """The raw ids of the pages of :func:`nshash.packed.pack`'s ``blob``, in order (Dask's driver)."""
         check(blob)
-        if getattr(self.store, "native_tables", None) is None or getattr(self.store, "save_every", None):
+        if not self._chunks_in_c():
             return self._assign_all(list(unpack(blob)))
         return self.store.transaction(lambda view: self._assign_packed_native(view, blob))
 
@@ -191,6 +191,13 @@ class NSHash(Compat07, Index):
             if handed is not None:  # a turn the C hands back, having written nothing for that page
                 ids.append(assign_python(view, handed, self.opts).similar_id)
         return ids
+
+    def _chunks_in_c(self) -> bool:
+        """Whether computed features can be decided a chunk in one transaction and one C call (as :meth:`_similar_all`).
+
+        Not without C tables lent by the store, nor with ``save_every``: that store counts documents by transactions.
+        """
+        return getattr(self.store, "native_tables", None) is not None and not getattr(self.store, "save_every", None)
 
     def _one_call_args(self) -> tuple[int, ...] | None:
         """The C features' arguments when features and decision can be one C call (a store lending C tables)."""
