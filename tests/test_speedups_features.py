@@ -375,6 +375,24 @@ def test_a_numeric_entity_of_thousands_of_digits_fails_in_both() -> None:
         Fingerprinter(Options()).features(page)
 
 
+def test_the_longest_pieces_are_chosen_in_order_past_many_repeats() -> None:
+    # The C brings the longest pieces forward one at a time, then sorts the rest: a page whose longest
+    # lines repeat or are notices reaches the sorted rest, and pieces of one length keep document order.
+    rng = random.Random(7)
+    repeated = "The same long sentence repeated on many lines of this page, longer than any other line of it"
+    notice = "All rights reserved by the publisher of this page and its authors, the longest line of all"
+    lines = (
+        [repeated] * 20
+        + [notice] * 6
+        + [f"Sentence {i:02d} " + "of some length " * rng.randint(1, 4) for i in range(40)]
+    )
+    rng.shuffle(lines)
+    for page in ("\n".join(lines), "\u3002".join(lines), ". ".join(lines)):
+        assert assert_same(Options(), page)
+        assert assert_same(Options(n=12, min_len=5), page)
+    assert assert_same(Options(), "\u91cd\u590d\u7684\u4e00\u53e5\u8bdd\u8db3\u591f\u957f\u4e86\u3002" * 100_000)
+
+
 @needs_c
 def test_the_c_refuses_bad_arguments() -> None:
     assert speedups is not None
