@@ -35,7 +35,7 @@ VERIFY = {
     "decide": (
         *("KNOWN_FRAME", "CROSS_SITE_ERRORS"),
         *("MAX_CANDIDATES", "VOTED_SHARE", "MAJORITY_SHARE", "MAJORITY_EASING", "FRAMELESS_EASING"),
-        *("CJK_PAGE", "CJK_EASING"),
+        *("CJK_PAGE", "CJK_EASING", "MERGE_MARGIN"),
     ),
     "boilerplate": ("UNSEEN", "BOILERPLATE", "CONTENT", "SHARED_LINE", "LINE_LIMIT"),
     "frame": (

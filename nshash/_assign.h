@@ -1,14 +1,16 @@
 /*
  * nshash/_assign.h: decide.assign in C, on the memory store's own tables:
  * one C call a page on the default path, as decide.assign specifies it
- * (with clusters.find_roots and merge, boilerplate.line_roots, record_lines,
- * record_evidence, members.add_member and decide.unstored_keys).
+ * (with clusters.find_roots and merge, decide.members_score,
+ * boilerplate.line_roots, record_lines, record_evidence, members.add_member
+ * and decide.unstored_keys).
  *
  * The rare turns return None before anything but path compression is
  * written, and decide.assign then takes the page in Python: an empty page,
- * two clusters to merge (decide.members_score), ids past the 64-bit entry
- * keys.  Included by _speedups.c after _inttable.h, _blocks.h and _verify.h;
- * tests compare the two paths' ids, scores and tables.
+ * ids past the 64-bit entry keys.  (Merges were handed back too: 1% of the
+ * speed benchmark's pages, 8% of its time.)  Included by _speedups.c after
+ * _inttable.h, _blocks.h and _verify.h; tests compare the two paths' ids,
+ * scores and tables.
  */
 #ifndef NSHASH_ASSIGN_H
 #define NSHASH_ASSIGN_H
@@ -190,6 +192,32 @@ static int body_agrees(const doc_lines *d, doc_text *t, const member *members, i
         if (containment(body, &members[m]) + errors * containment_error(body, &members[m]) >= need) return 1;
     }
     return !sized; /* sizes too far apart for the body's estimate to say anything: the votes stand */
+}
+
+/*
+ * decide.members_score: how much two clusters' members agree, the header and footer the document shares with
+ * both left out (sketch.shared_chrome).  nothing: d->count zero bytes (no known lines); head, foot: scratch.
+ */
+static double members_score(doc_lines *d, const member *these, int count, const member *those, int other_count,
+                            const unsigned char *nothing, unsigned char *head, unsigned char *foot) {
+    double best = 0.0;
+    for (int a = 0; a < count; a++)
+        for (int b = 0; b < other_count; b++) {
+            uint64_t both[BLOOM_WORDS];
+            for (int w = 0; w < BLOOM_WORDS; w++) both[w] = these[a].lines[w] & those[b].lines[w];
+            int header = 0;
+            Py_ssize_t chrome = 0;
+            if (chrome_lines(d, both, 0, nothing, head, foot, &header))
+                for (Py_ssize_t i = 0; i < d->count; i++) chrome += head[i] || foot[i] ? d->grams[i] : 0;
+            double score = trusted_containment(&these[a], &those[b], chrome, 0);
+            if (score > best) best = score;
+        }
+    return best;
+}
+
+static int id_order(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
 }
 
 typedef struct {
@@ -381,13 +409,35 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             best = c;
         any = 1;
     }
-    for (int c = 0; c < candidates; c++)
-        if (passed[c] && roots[c] != roots[best]) goto rare; /* a merge: decide.members_score */
-
+    /* decide.assign: another cluster that passed joins the best one's when their members agree (clusters.merge) */
+    int64_t joined[MAX_CANDIDATES];
+    int joins = 0;
+    if (any) {
+        joined[joins++] = roots[best];
+        member these[MAX_MEMBERS];
+        int these_count = -1;
+        for (int c = 0; c < candidates; c++) {
+            int in = !passed[c];
+            for (int j = 0; j < joins && !in; j++) in = joined[j] == roots[c];
+            if (in) continue;
+            if (these_count < 0) {
+                for (these_count = 0; these_count < o.members; these_count++)
+                    if (!load_member(&s, votes[best].id, these_count, &these[these_count])) break;
+                memset(t.drop, 0, room); /* no more verification: the scratch holds "no known lines" */
+            }
+            int count = 0;
+            while (count < o.members && load_member(&s, votes[c].id, count, &found[count])) count++;
+            if (members_score(&d, these, these_count, found, count, t.drop, head, foot) >= o.verify + MERGE_MARGIN)
+                joined[joins++] = roots[c];
+        }
+    }
     int64_t target;
     int known_members = -1;
     if (any) {
-        target = roots[best];
+        target = joined[0];
+        for (int j = 1; j < joins; j++) target = joined[j] < target ? joined[j] : target;
+        for (int j = 0; j < joins; j++)
+            if (joined[j] != target && put_both(&s, T_PARENT, (uint64_t)joined[j], target) < 0) goto done;
         for (int c = 0; c < candidates && known_members < 0; c++)
             if (votes[c].id == target) known_members = stored[c];
     } else {
@@ -428,23 +478,32 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         for (int part = 0; part < ENTRIES; part++)
             if (put_both(&s, T_SKETCH, base | (uint64_t)part, member_word(&doc, part)) < 0) goto done;
     }
-    /* boilerplate.record_lines */
+    /* boilerplate.record_lines: a line seen in one of the merged clusters is the cluster's own */
     for (Py_ssize_t i = 0; i < considered; i++) {
         uint64_t key = (uint64_t)d.keys[lines[i]];
+        int own = 0;
+        for (int j = 0; j < joins && !own; j++) own = line_roots[i] == joined[j];
         if (line_roots[i] == UNSEEN) {
             if (put_both(&s, T_LINE, key, target) < 0) goto done;
-        } else if (line_roots[i] != SHARED_LINE && line_roots[i] != target) {
+        } else if (line_roots[i] != SHARED_LINE && line_roots[i] != target && !own) {
             if (put_both(&s, T_LINE, key, SHARED_LINE) < 0) goto done;
         }
     }
     if (o.boilerplate && voted &&
         record_evidence(&s, keys, values, 2 * top, votes, voted, passed, o.boilerplate_after) < 0)
         goto done;
-    if (any) result = Py_BuildValue("(LOd(L))", (long long)target, Py_False, scores[best], (long long)target);
-    else result = Py_BuildValue("(LOd())", (long long)target, Py_True, 0.0);
-    goto done;
-rare:
-    result = Py_NewRef(Py_None);
+    if (any) {
+        qsort(joined, (size_t)joins, sizeof(int64_t), id_order); /* Match.matched: the merged clusters, sorted */
+        PyObject *matched = PyTuple_New(joins);
+        for (int j = 0; matched != NULL && j < joins; j++) {
+            PyObject *id = PyLong_FromLongLong(joined[j]);
+            if (id == NULL) Py_CLEAR(matched);
+            else PyTuple_SET_ITEM(matched, j, id);
+        }
+        if (matched != NULL) result = Py_BuildValue("(LOdN)", (long long)target, Py_False, scores[best], matched);
+    } else {
+        result = Py_BuildValue("(LOd())", (long long)target, Py_True, 0.0);
+    }
 done:
     Py_DECREF(none);
     free_lines(&d);

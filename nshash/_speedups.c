@@ -448,7 +448,7 @@ static PyMethodDef hash_method = {"fingerprint64", fingerprint64_py, METH_O,
 
 /* The constants _verify.h was built with, for the test against nshash.sketch and nshash.decide. */
 static PyObject *verify_constants(void) {
-    return Py_BuildValue("{sisdsisisisisisisisisisisdsisdsdsisisisdsdsdsdsdsd}", "_SLOT_BITS", SLOT_BITS, "EDGE_REST", EDGE_REST,
+    return Py_BuildValue("{sisdsisisisisisisisisisisdsisdsdsisisisdsdsdsdsdsdsd}", "_SLOT_BITS", SLOT_BITS, "EDGE_REST", EDGE_REST,
                          "BLOOM_BITS", BLOOM_BITS, "_BLOOM_PROBES", BLOOM_PROBES, "_PROBE_BITS", PROBE_BITS,
                          "_LIST_LINES", LIST_LINES, "_LIST_GRAMS", LIST_GRAMS, "_GAP_GRAMS", GAP_GRAMS, "MAX_MEMBERS",
                          MAX_MEMBERS, "_CLUSTER_SHIFT", CLUSTER_SHIFT, "_MEMBER_SHIFT", MEMBER_SHIFT, "SIZE_RATIO",
@@ -457,7 +457,8 @@ static PyObject *verify_constants(void) {
                          "SIBLING_RUNS", SIBLING_RUNS, "SIBLING_RUN_GRAMS", SIBLING_RUN_GRAMS, "SIBLING_GRAMS",
                          SIBLING_GRAMS, "SIBLING_CONTAINMENT", (double)SIBLING_CONTAINMENT, "ARTICLE_SHARE",
                          (double)ARTICLE_SHARE, "ARTICLE_KNOWN", (double)ARTICLE_KNOWN, "_FOOT_KNOWN",
-                         (double)FOOT_KNOWN, "CJK_PAGE", (double)CJK_PAGE, "CJK_EASING", (double)CJK_EASING);
+                         (double)FOOT_KNOWN, "CJK_PAGE", (double)CJK_PAGE, "CJK_EASING", (double)CJK_EASING,
+                         "MERGE_MARGIN", (double)MERGE_MARGIN);
 }
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "nshash._speedups", NULL, -1, methods};

@@ -147,8 +147,8 @@ def assign(view: StoreView, features: Features, options: Options) -> Match:
     """Decide ``features``' cluster and record it in ``view`` (a store or a transaction view).
 
     On the memory store's C tables the C accelerator decides in one call
-    (:func:`nshash.native.assign_native`), except for the rare turns it hands
-    back to :func:`assign_python` (an empty page, a merge).
+    (:func:`nshash.native.assign_native`), merges included, except for the rare
+    turns it hands back to :func:`assign_python` (an empty page, ids past the entry keys).
     """
     decided = assign_native(view, features, options)
     return decided if decided is not None else assign_python(view, features, options)

@@ -27,7 +27,7 @@ def assign_native(view: StoreView, features: Features, options: Options) -> Matc
     """The decision made in C, when ``view`` lends its C tables (``native_tables``); ``None`` leaves it to Python.
 
     The C hands back the rare turns before it writes anything: an empty page,
-    two clusters to merge.
+    a candidate whose id is past the 64-bit entry keys.
     """
     if speedups is None or (tables := _lent_tables(view)) is None:
         return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -72,3 +73,26 @@ def manual_corpus() -> list[str]:
 def menu_corpus() -> list[str]:
     """:func:`hard_corpus` of a manual's menu pages: templated siblings that share whole lines, not text between."""
     return hard_corpus(menus=True)
+
+
+def split_stories(count: int = 60) -> list[str]:
+    """Stories of the sample seen first as two clusters, then joined by a page with sentences of both: merges.
+
+    For each story: the page; a copy with every sentence edited at both anchors (no key of the page
+    matches, so it starts a cluster of its own); a page with the first half of its sentences from one
+    and the rest from the other, which passes with both and merges them.
+    """
+    from run_sample import load_sample
+
+    def edited(sentence: str) -> str:
+        if len(sentence) < 12:
+            return sentence
+        return sentence[:5] + "\u67d0" + sentence[6:-6] + "\u67d0" + sentence[-5:]
+
+    pages: list[str] = []
+    for text in load_sample(SAMPLE)[0][:count]:
+        sentences = [s for s in re.split("(?<=[\u3002\uff01\uff1f\n])", text) if s.strip()]
+        half = len(sentences) // 2
+        copy = [edited(s) for s in sentences]
+        pages += [text, "".join(copy), "".join(sentences[:half] + copy[half:])]
+    return pages
