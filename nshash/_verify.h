@@ -157,6 +157,29 @@ static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, cons
                     if (head[i]) head[i] = foot[i] = 0;
         }
     }
+    if (!head_beyond_top) { /* sketch._above_the_footer: the foot's lines (not the head's) above its known lines
+                               and a gap are the article when none of them is known */
+        Py_ssize_t lowest = n, top = -1; /* the lowest known line read; the first line above them */
+        int article = 0;
+        for (Py_ssize_t i = n - 1; i >= 0; i--) {
+            if (!foot[i] || head[i]) continue;
+            if (top < 0) {
+                if (known[i]) {
+                    lowest = i;
+                    continue;
+                }
+                if (lowest == n || i == lowest - 1) break; /* no known lines below, or no gap */
+                top = i;
+                article = 1;
+            } else if (known[i]) {
+                article = 0;
+                break;
+            }
+        }
+        if (article)
+            for (Py_ssize_t i = 0; i <= top; i++)
+                if (!head[i]) foot[i] = 0;
+    }
     return 1;
 }
 

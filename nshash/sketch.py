@@ -263,7 +263,42 @@ def chrome_lines(
         # footer, the end of its article (a copy without a footer of its own, or one whose own
         # footer was stepped over, whose last paragraphs were taken for a shared footer).
         return set()
-    return (head | foot) - _past_a_gap(head, known)
+    # Below a header that shows one site, lines only the two pages have may be that site's too.
+    article = set() if site_header else _above_the_footer(foot - head, known)
+    return (head | foot) - _past_a_gap(head, known) - article
+
+
+def _above_the_footer(foot: set[int], known: Collection[int]) -> set[int]:
+    """The footer's lines above its lines other clusters have and a gap, when none of them is such a line.
+
+    Sites carry notices copied verbatim from one another (copyright, disclaimer,
+    consent), each between lines of its own.  A copy on another site that keeps
+    its original's paragraphs shares those notices and the paragraphs with it,
+    and the run from the bottom, over the gaps its own lines make, went on
+    through the paragraphs: the article was left out as footer (containment
+    0.16-0.27 with all 5 sentences voting for the original).  A shared footer
+    holds such lines where other pages have it; lines above it that no other
+    cluster has, past a line of the page's own, are the article.  Not below a
+    header that shows one site (:func:`chrome_lines`): there, lines that only
+    the two pages have may be the site's too.  Measured on 95 synthetic files
+    of nineteen seeds: recall up on 13 (to +0.48 points), down on none,
+    precision unchanged on all; unseen seeds 2025, 6174 and 7919: recall up on
+    3 of 15 files, nothing lower; the real pages and the sample unchanged.
+    Below a site's header too, recall rose on 32 files, but precision fell on
+    3 (-0.001 at most) and on the real full pages from 0.846 to 0.806 (two
+    articles of one site sharing lines no third page had); without the gap
+    (known lines right below lines no other cluster has), a zh held-out file
+    lost 0.027 of precision (a young site's own footer under notices other
+    sites have).
+    """
+    lines = sorted(foot, reverse=True)
+    below = 0
+    while below < len(lines) and lines[below] in known:
+        below += 1
+    if below in (0, len(lines)) or lines[below] == lines[below - 1] - 1:
+        return set()
+    above = lines[below:]
+    return set() if any(line in known for line in above) else set(above)
 
 
 def _past_a_gap(head: set[int], known: Collection[int]) -> set[int]:

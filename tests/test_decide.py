@@ -395,6 +395,71 @@ def test_a_copy_on_the_articles_own_site_keeps_its_article(native: bool, monkeyp
     _assert_rule_joins(source, others, copy, native, monkeypatch, "_past_a_gap", first_gap_only, joining=[reprint])
 
 
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_copy_under_notices_other_sites_copy_keeps_its_article(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Sites copy notices verbatim from one another, each with lines of its own between them.  A copy
+    # on another site keeps the article's paragraphs and shares those notices with its original: the
+    # run from the bottom went over the copy's own lines and on through the paragraphs, and the whole
+    # article was left out as footer.  The notices are lines other clusters have; the paragraphs are not.
+    from nshash.sketch import _above_the_footer
+
+    rng = random.Random(29)
+
+    def line(letters: int) -> str:
+        words = [_word(rng) for _ in range(letters // 7 + 1)]
+        return " ".join(words).capitalize() + "."
+
+    notices = [line(70) for _ in range(3)]
+    article = [line(180) for _ in range(3)]
+    original = "\n".join(
+        [
+            "The story",
+            "Home | News | Tech",
+            "2024-03-02 09:15",
+            *article,
+            "Call us: 400-100-2000",
+            notices[0],
+            line(150),
+            notices[1],
+            line(150),
+            notices[2],
+            "Share this page.",
+        ]
+    )
+    others = [
+        "\n".join(
+            [
+                f"Another story {i}",
+                "Front | World | Sport",
+                *[line(200) for _ in range(4)],
+                "Contact us",
+                *notices,
+                "Our own words here.",
+            ]
+        )
+        for i in range(2)
+    ]
+    copy = "\n".join(
+        [
+            "The story",
+            "Index | Daily | Opinion",
+            "March 2, 2024",
+            *article,
+            "Licence 12345-6",
+            notices[0],
+            line(150),
+            notices[1],
+            line(150),
+            notices[2],
+            "Cookies help us.",
+        ]
+    )
+    assert _above_the_footer({6, 7, 10, 12, 13}, {10, 12, 13}) == {6, 7}  # above a gap: the article
+    assert _above_the_footer({9, 10, 12, 13}, {10, 12, 13}) == set()  # no gap: a footer of two sorts of lines
+    assert _above_the_footer({6, 7, 10, 12}, {6, 10, 12}) == set()  # a known line above: all footer
+    _assert_rule_joins(original, others, copy, native, monkeypatch, "_above_the_footer", lambda foot, known: set())
+
+
 def _word(rng: random.Random) -> str:
     return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 9)))
 
