@@ -1,7 +1,7 @@
 """Builds the optional C accelerator; everything else is in pyproject.toml.
 
 The C code takes its constants and tables from the Python specification: this
-script reads them from ``nshash/sketch.py``, ``nshash/text.py``,
+script reads them from ``nshash/sketch.py``, ``nshash/members.py``, ``nshash/text.py``,
 ``nshash/fingerprint.py`` and ``nshash/data/t2s.txt`` (by parsing, not
 importing: the build has none of nshash's dependencies) and writes
 ``nshash/_speedups_constants.h`` and ``nshash/_speedups_tables.h``.
@@ -24,10 +24,11 @@ CONSTANTS = {"GRAM": "GRAM", "SLOTS": "SLOTS", "_SLOT_SHIFT": "SLOT_SHIFT", "_PR
 VERIFY = {
     "sketch": (
         *("_SLOT_BITS", "EDGE_REST", "BLOOM_BITS", "_BLOOM_PROBES", "_PROBE_BITS", "_LIST_LINES", "_LIST_GRAMS"),
-        *("_GAP_GRAMS", "MAX_MEMBERS", "_CLUSTER_SHIFT", "_MEMBER_SHIFT", "_TAG_BITS", "_GRAM_BITS", "_OWN_LINES"),
+        *("_GAP_GRAMS", "_TAG_BITS", "_OWN_LINES"),
         "_FOOT_SHARE",
         "_FOOT_KNOWN",
     ),
+    "members": ("MAX_MEMBERS", "_CLUSTER_SHIFT", "_MEMBER_SHIFT", "_GRAM_BITS"),
     "estimate": (
         *("SIZE_RATIO", "SIZE_RATIO_CONTAINMENT", "SIZE_RATIO_GRAMS", "FRAME_ERRORS"),
         *("BODY_MIN_GRAMS", "BODY_SIZE_RATIO", "BODY_ERRORS"),
@@ -232,6 +233,7 @@ setup(
                 "nshash/_blocks.h",
                 "nshash/_packed.h",
                 "nshash/sketch.py",
+                "nshash/members.py",
                 "nshash/estimate.py",
                 "nshash/decide.py",
                 "nshash/frame.py",

@@ -91,7 +91,7 @@ static int tally_order(const void *a, const void *b) { /* (-votes, id) */
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The member's ENTRIES words at sketch.entry_keys(cluster, index), one block; 0 when one is missing. */
+/* The member's ENTRIES words at members.entry_keys(cluster, index), one block; 0 when one is missing. */
 static int load_member(const assign_stores *s, int64_t cluster, int index, member *out) {
     uint64_t base = ((uint64_t)cluster << CLUSTER_SHIFT) | ((uint64_t)index << MEMBER_SHIFT);
     const block *found = blocks_find(s->sketches, base);

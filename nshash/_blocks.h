@@ -1,6 +1,6 @@
 /*
  * nshash._speedups.Blocks: the memory store's `sketch` table, a Table that keeps
- * the ENTRIES words of one cluster member (sketch.entry_keys: the same key but
+ * the ENTRIES words of one cluster member (members.entry_keys: the same key but
  * for its low MEMBER_SHIFT bits) together in one block.
  *
  * A member's 33 words took 33 slots of a Table: 16 bytes each and the room the

@@ -16,8 +16,8 @@
  *   verify(line_keys, line_grams, grams, slots, entries, clusters, members)
  *       -> [(score, members found)]: nshash.decide.verify_score of a document
  *       against each cluster's stored members (_verify.h).
- *   member_entries(line_keys, line_grams, grams, slots) -> list: sketch.to_entries of a document.
- *   entry_keys(clusters, members) -> list | None: sketch.entry_keys of each.
+ *   member_entries(line_keys, line_grams, grams, slots) -> list: members.to_entries of a document.
+ *   entry_keys(clusters, members) -> list | None: members.entry_keys of each.
  *   assign(tables, pending, features, options, allocate_id) -> (similar_id, is_new, score, matched) | None
  *       nshash.decide.assign on the memory store's C tables, in one call
  *       (_assign.h); None for the rare turns Python takes.
@@ -412,9 +412,9 @@ static PyMethodDef methods[] = {
      "verify(line_keys, line_grams, grams, slots, entries, clusters, members) -> [(score, found)]: "
      "nshash.decide.verify_score against each cluster's stored members."},
     {"member_entries", (PyCFunction)(void (*)(void))member_entries, METH_FASTCALL,
-     "member_entries(line_keys, line_grams, grams, slots) -> list: nshash.sketch.to_entries of a document."},
+     "member_entries(line_keys, line_grams, grams, slots) -> list: nshash.members.to_entries of a document."},
     {"entry_keys", (PyCFunction)(void (*)(void))entry_keys, METH_FASTCALL,
-     "entry_keys(clusters, members) -> list | None: nshash.sketch.entry_keys of every member of each cluster."},
+     "entry_keys(clusters, members) -> list | None: nshash.members.entry_keys of every member of each cluster."},
     {"assign", (PyCFunction)(void (*)(void))assign, METH_FASTCALL,
      "assign(tables, pending, features, options, allocate_id) -> (similar_id, is_new, score, matched) | None: "
      "nshash.decide.assign on the memory store's tables (None: Python decides this document)."},

@@ -1,9 +1,9 @@
 /*
  * nshash/_verify.h: verification in C, as nshash.decide and nshash.sketch
  * specify it: a document's score against each candidate cluster's stored
- * members (decide.verify_score over sketch.from_entries), the stored form of
- * a document (sketch.to_entries of its sketch and line filter) and the keys
- * members are stored under (sketch.entry_keys).  Included by _speedups.c
+ * members (decide.verify_score over members.from_entries), the stored form of
+ * a document (members.to_entries of its sketch and line filter) and the keys
+ * members are stored under (members.entry_keys).  Included by _speedups.c
  * only; tests compare every function with the Python one.
  */
 #ifndef NSHASH_VERIFY_H
@@ -323,7 +323,7 @@ static double frame_free_score(const member *body, const member *page, const mem
                                double whole) {
     Py_ssize_t smaller = page->grams < other->grams ? page->grams : other->grams, rest = smaller - chrome;
     if (chrome > 0 && (double)rest < EDGE_REST * (double)smaller) return 0.0;
-    if (chrome <= 0 || body->grams < BODY_MIN_GRAMS) return whole;
+    if (chrome <= 0 || body->grams == 0) return whole;
     Py_ssize_t left = other->grams - chrome;
     Py_ssize_t small = body->grams < left ? body->grams : left, large = body->grams < left ? left : body->grams;
     Py_ssize_t least = body->grams < other->grams ? body->grams : other->grams;
@@ -524,7 +524,7 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
     return best;
 }
 
-/* sketch.from_entries over a member's ENTRIES words, all stored. */
+/* members.from_entries over a member's ENTRIES words, all stored. */
 static void member_from_words(const int64_t *words, member *out) {
     uint64_t first = (uint64_t)words[0];
     out->grams = (Py_ssize_t)(first & GRAM_MASK);
@@ -534,7 +534,7 @@ static void member_from_words(const int64_t *words, member *out) {
     for (int w = 0; w < BLOOM_WORDS; w++) out->lines[w] = (uint64_t)words[1 + SLOT_WORDS + w];
 }
 
-/* sketch.to_entries: the part-th word of a member (its lines and tail filled in). */
+/* members.to_entries: the part-th word of a member (its lines and tail filled in). */
 static int64_t member_word(const member *m, int part) {
     if (part == 0) { /* the gram count capped below the tail's bits */
         uint64_t grams = (uint64_t)m->grams;
@@ -559,7 +559,7 @@ static void member_lines(const doc_lines *d, member *out) {
     out->tail = member_tail(d);
 }
 
-/* sketch.from_entries: 1 and *out filled, 0 when the member is not stored (an entry is None), -1 on error. */
+/* members.from_entries: 1 and *out filled, 0 when the member is not stored (an entry is None), -1 on error. */
 static int read_member(PyObject *const *entries, member *out) {
     int64_t words[ENTRIES];
     for (int i = 0; i < ENTRIES; i++) {
@@ -741,7 +741,7 @@ done:
     return out;
 }
 
-/* sketch.to_entries(Member(Sketch(grams, slots), line_filter(line_keys), member_tail(line_keys, line_grams))) */
+/* members.to_entries(Member(Sketch(grams, slots), line_filter(line_keys), member_tail(line_keys, line_grams))) */
 static PyObject *member_entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 4) {
         PyErr_SetString(PyExc_TypeError, "member_entries(line_keys, line_grams, grams, slots)");
@@ -765,7 +765,7 @@ static PyObject *member_entries(PyObject *self, PyObject *const *args, Py_ssize_
     return out;
 }
 
-/* sketch.entry_keys for every cluster and member: None when an id is too large for 64-bit keys (Python does it). */
+/* members.entry_keys for every cluster and member: None when an id is too large for 64-bit keys (Python does it). */
 static PyObject *entry_keys(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "entry_keys(clusters, members)");

@@ -66,11 +66,10 @@ from nshash.frame import (
     template_sibling,
 )
 from nshash.match import Match
-from nshash.members import add_member, load_entries, members_at
+from nshash.members import Member, add_member, load_entries, members_at
 from nshash.native import assign_native
 from nshash.options import Options
 from nshash.sketch import (
-    Member,
     containment,
     containment_error,
     lines_in,

@@ -12,8 +12,8 @@ from typing import Final
 
 from nshash.boilerplate import UNSEEN
 from nshash.fingerprint import Features
+from nshash.members import Member
 from nshash.sketch import (
-    Member,
     Sketch,
     chrome_lines,
     containment,

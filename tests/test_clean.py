@@ -10,18 +10,16 @@ from hypothesis import strategies as st
 
 import nshash
 from nshash.fingerprint import Fingerprinter
+from nshash.members import Member, from_entries, to_entries
 from nshash.options import OPTION_NAMES, Options
 from nshash.sketch import (
     SLOTS,
-    Member,
     containment,
-    from_entries,
     has_line,
     line_filter,
     member_tail,
     shared_chrome,
     sketch,
-    to_entries,
 )
 from nshash.text import HIDDEN_TAGS, drop_chrome, fold_chars, split_sentences, strip_html
 

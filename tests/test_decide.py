@@ -19,8 +19,9 @@ import nshash.fingerprint
 import nshash.frame
 import nshash.members
 from nshash.boilerplate import BOILERPLATE, CONTENT
+from nshash.members import Member
 from nshash.options import OPTIONS_VERSION, Options
-from nshash.sketch import Member, Sketch, containment, line_filter, sketch
+from nshash.sketch import Sketch, containment, line_filter, sketch
 from tests.fleet import edit_characters
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sample.jsonl"
@@ -1083,13 +1084,16 @@ def test_a_known_frame_is_left_out_of_both_texts_when_that_estimates_better() ->
     # Another article of the site: nothing of the body is in the member; the
     # direct estimate overrules a subtraction that said 0.9 (its error is larger).
     assert frame_free_score(body, doc, member, chrome, 0.9) < 0.1
-    # Nothing left out, or a body too small to sketch: the whole-text estimate.
+    # Nothing left out, or an empty body: the whole-text estimate.
     assert frame_free_score(body, doc, member, 0, 0.9) == 0.9
+    assert frame_free_score(sketch(""), doc, member, chrome, 0.9) == 0.9
+    # A body too small to estimate well is compared too: the subtraction's error is larger still
+    # (a page of its site's frame and a short line of its own is not the site's other article).
     own = [" ".join(random.Random(5).choice(WORDS) for _ in range(14))]  # a line of its own, short
     member, doc, body, chrome = _framed(random.Random(5), own)
     rest = min(doc.grams, member.grams) - chrome
     assert body.grams < BODY_MIN_GRAMS and rest >= EDGE_REST * min(doc.grams, member.grams)
-    assert frame_free_score(body, doc, member, chrome, 0.9) == 0.9
+    assert frame_free_score(body, doc, member, chrome, 0.9) < 0.1
     # Nothing of its own but a title: nothing to compare.
     member, doc, body, chrome = _framed(random.Random(5), ["A short line"])
     assert min(doc.grams, member.grams) - chrome < EDGE_REST * min(doc.grams, member.grams)
@@ -1207,7 +1211,7 @@ def test_a_page_of_another_site_passing_on_votes_fails_when_clearly_elsewhere_wi
     # lines).  A sibling's votes are those notes; without them, its body is another article.
     from nshash.decide import body_agrees
     from nshash.frame import body_sketch, shared_frame
-    from nshash.sketch import Member, containment, containment_error
+    from nshash.sketch import containment, containment_error
 
     rng = random.Random(22)
     notes = [paragraph(rng, 3), paragraph(rng, 3)]
@@ -1233,7 +1237,6 @@ def test_a_page_of_another_site_passing_on_votes_fails_when_clearly_elsewhere_wi
 
 def test_pages_of_one_site_passing_on_votes_must_agree_without_their_frame() -> None:
     from nshash.decide import body_agrees
-    from nshash.sketch import Member
 
     rng = random.Random(21)
     header, footer = heavy_site(rng, "Site")

@@ -11,10 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nshash import boilerplate, decide, estimate, frame, sketch
+from nshash import members as members_module
 from nshash.fingerprint import Features, Fingerprinter
-from nshash.members import members_at
+from nshash.members import ENTRIES, Member, entry_keys, from_entries, members_at, to_entries
 from nshash.options import Options
-from nshash.sketch import ENTRIES, Member, Sketch, entry_keys, from_entries, line_filter, member_tail, to_entries
+from nshash.sketch import Sketch, line_filter, member_tail
 
 speedups = pytest.importorskip("nshash._speedups", reason="the C accelerator is not built")
 
@@ -23,7 +24,7 @@ SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sa
 
 def test_the_verification_constants_come_from_the_python_specification() -> None:
     for name, value in speedups.VERIFY.items():
-        module = next(m for m in (frame, estimate, decide, boilerplate, sketch) if hasattr(m, name))
+        module = next(m for m in (frame, estimate, decide, boilerplate, sketch, members_module) if hasattr(m, name))
         assert getattr(module, name) == value, name
         assert type(getattr(module, name)) is type(value), name
     assert 1 / (1 << speedups.VERIFY["_SLOT_BITS"]) == sketch._CHANCE

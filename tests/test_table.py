@@ -227,7 +227,7 @@ def test_building_from_arrays_in_any_order_finds_every_key_and_any_key_given_twi
 
 def test_blocks_keep_a_members_words_together_in_a_fraction_of_the_room() -> None:
     """The store's sketch table: 33 words a member in one 280-byte block, not 33 slots of a Table."""
-    from nshash.sketch import ENTRIES, entry_keys
+    from nshash.members import ENTRIES, entry_keys
 
     words = [(key, -(2**63) + key) for cluster in range(1, 2001) for key in entry_keys(cluster, cluster % 3)]
     blocks, table = speedups.Blocks(), Table()

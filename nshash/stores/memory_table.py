@@ -70,7 +70,7 @@ class DictTable(dict[int, int]):
 CHECKING_TABLES = speedups is not None
 
 
-#: The table whose keys come in blocks of a cluster member's words (``nshash.sketch.entry_keys``):
+#: The table whose keys come in blocks of a cluster member's words (``nshash.members.entry_keys``):
 #: in C a ``Blocks``, which keeps each member's 33 words together (280 bytes instead of ~890).
 BLOCKED = "sketch"
 

@@ -37,7 +37,7 @@ from nshash.stores.view import TABLES, check_keys, check_table
 FORMAT = b"nshash.redis/2"
 FORMATS = (b"nshash.redis/1", FORMAT)
 #: Format 2: ``sketch`` keys that differ only in these low bits share a bucket.
-#: They are ``cluster << 8 | member << 6 | part`` (:func:`nshash.sketch.entry_keys`), so a
+#: They are ``cluster << 8 | member << 6 | part`` (:func:`nshash.members.entry_keys`), so a
 #: candidate cluster's members are one HMGET of one bucket instead of ~100 buckets.
 _GROUPED_BITS = 8
 # Read at the start of every transaction: see HashDBRedis._check_identity.
