@@ -2,7 +2,7 @@
 
 The C code takes its constants and tables from the Python specification: this
 script reads them from ``nshash/sketch.py``, ``nshash/members.py``, ``nshash/text.py``,
-``nshash/fingerprint.py`` and ``nshash/data/t2s.txt`` (by parsing, not
+``nshash/fold.py``, ``nshash/fingerprint.py``, ``nshash/data/t2s.txt`` and ``tw2cn.txt`` (by parsing, not
 importing: the build has none of nshash's dependencies) and writes
 ``nshash/_speedups_constants.h`` and ``nshash/_speedups_tables.h``.
 ``tests/test_speedups*.py`` compare what the C holds with the Python values.
@@ -163,10 +163,33 @@ def ignorecase_ascii() -> str:
     return "".join(sorted(found))
 
 
+def phrase_tables() -> list[str]:
+    """fold.phrase_table for nshash/_fold.h: sorted by first character, then longest first."""
+    rows = (PACKAGE / "data" / "tw2cn.txt").read_text(encoding="utf-8").splitlines()
+    phrases = sorted((line.split("\t") for line in rows if line), key=lambda p: (ord(p[0][0]), -len(p[0]), p[0]))
+    chars: list[int] = []
+    starts, key_lens, rep_lens = [], [], []
+    for key, replacement in phrases:
+        if not key or len(replacement) > len(key) or len(key) > 255:
+            raise SystemExit(f"data/tw2cn.txt: {key!r} -> {replacement!r} is not what nshash/_fold.h folds in place")
+        starts.append(len(chars))
+        key_lens.append(len(key))
+        rep_lens.append(len(replacement))
+        chars += [ord(c) for c in key + replacement]
+    codes = ", ".join(f"0x{c:X}" for c in chars)
+    return [
+        f"static const Py_UCS4 phrase_chars[] = {{{codes}}};",
+        f"static const uint32_t phrase_at[] = {{{', '.join(map(str, starts))}}};",
+        f"static const unsigned char phrase_key_len[] = {{{', '.join(map(str, key_lens))}}};",
+        f"static const unsigned char phrase_rep_len[] = {{{', '.join(map(str, rep_lens))}}};",
+        f"enum {{ N_PHRASES = {len(phrases)} }};",
+    ]
+
+
 def write_tables() -> None:
     text = module_values("text")
     marks = module_values("fingerprint")
-    out = ["/* Written by setup.py from nshash/text.py, fingerprint.py and data/t2s.txt: do not edit. */"]
+    out = ["/* Written by setup.py from nshash/text.py, fold.py, fingerprint.py and the data files: do not edit. */"]
     out.append(c_codes("noise", text["NOISE"]))
     # text._DELIMS maps split names to these tuples; the test checks the C holds the same ones.
     for split in ("default", "design", "original"):
@@ -200,13 +223,15 @@ def write_tables() -> None:
     lengths = ", ".join(str(len(marker)) for marker in markers)
     out.append(f"static const int notice_lens[] = {{{lengths}}};\nenum {{ N_NOTICE_MARKERS = {len(markers)} }};")
     out.append(c_codes("ignorecase_ascii", ignorecase_ascii()))
-    # text.fold_table: the t2s pairs, then the full-width digits and letters to ASCII.
+    # fold.fold_table: the t2s pairs, then the full-width digits and letters to ASCII.
+    fold = module_values("fold")
     t2s = (PACKAGE / "data" / "t2s.txt").read_text(encoding="utf-8").split()
     folds = [(ord(pair[0]), ord(pair[1])) for pair in t2s]
-    offset = text["FULLWIDTH_OFFSET"]
-    folds += [(code, code - offset) for low, high in text["FULLWIDTH_ALNUM"] for code in range(low, high + 1)]
+    offset = fold["FULLWIDTH_OFFSET"]
+    folds += [(code, code - offset) for low, high in fold["FULLWIDTH_ALNUM"] for code in range(low, high + 1)]
     rows = ",\n".join(f"{{0x{source:X}, 0x{target:X}}}" for source, target in folds)
     out.append(f"static const Py_UCS4 fold_pairs[][2] = {{\n{rows}}};\nenum {{ N_FOLD_PAIRS = {len(folds)} }};")
+    out += phrase_tables()
     (PACKAGE / "_speedups_tables.h").write_text("\n".join(out) + "\n", encoding="utf-8")
 
 
@@ -241,6 +266,9 @@ setup(
                 "nshash/text.py",
                 "nshash/fingerprint.py",
                 "nshash/data/t2s.txt",
+                "nshash/data/tw2cn.txt",
+                "nshash/fold.py",
+                "nshash/_fold.h",
             ],
             optional=True,
         )

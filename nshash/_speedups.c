@@ -39,6 +39,7 @@
 
 #include "_speedups_constants.h"
 #include "_chrome.h"
+#include "_fold.h"
 #include "_markup.h"
 #include "_sentences.h"
 #include "_verify.h"
@@ -208,8 +209,10 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
         if (found == UNESCAPE && unescape(&s, &n, &capacity) < 0) goto done;
     }
     /* Folded before the chrome is judged: a line typed in full-width letters is the same line. */
-    if (o.fold)
+    if (o.fold) {
         for (Py_ssize_t i = 0; i < n; i++) s[i] = fold_char(s[i]);
+        n = fold_phrases(s, n);
+    }
     if (o.chrome && drop_chrome(s, &n) < 0) goto done;
     if (line_keys(s, n, &buf, &lkeys, &lgrams, &keyed) < 0) goto done;
     /* Features.line_ends: where each keyed line ends in the whole text, filled by split_pieces. */

@@ -22,6 +22,7 @@ enum {
     /* A one-character delimiter of split 'default', 'design', 'original' (C_DELIM << split). */
     C_DELIM = 32,
     C_CJK = 256, /* text.CJK_RANGES: is_cjk is a lookup, not a test of every range (a fifth of drop_chrome) */
+    C_PHRASE = 512, /* the first character of a fold.phrase_table phrase (nshash/_fold.h) */
 };
 static uint16_t bmp_class[0x10000];
 
@@ -60,7 +61,7 @@ static int is_cjk_astral(Py_UCS4 c) {
 
 static inline int is_cjk(Py_UCS4 c) { return c < 0x10000 ? (bmp_class[c] & C_CJK) != 0 : is_cjk_astral(c); }
 
-/* text.fold_table (traditional -> simplified, full-width digits and letters -> ASCII): 256-character pages, allocated only where the table has pairs. */
+/* fold.fold_table (traditional -> simplified, full-width digits and letters -> ASCII): 256-character pages, allocated only where the table has pairs. */
 static Py_UCS4 *fold_pages[0x110000 >> 8];
 
 static inline Py_UCS4 fold_char(Py_UCS4 c) {
@@ -87,6 +88,8 @@ static int init_tables(void) {
     mark(delims_original_single, N_DELIMS_ORIGINAL_SINGLE, C_DELIM << 2);
     for (int i = 0; i < N_CJK_RANGES; i++)
         for (Py_UCS4 c = cjk_ranges[i][0]; c <= cjk_ranges[i][1] && c < 0x10000; c++) bmp_class[c] |= C_CJK;
+    for (int i = 0; i < N_PHRASES; i++)
+        if (phrase_chars[phrase_at[i]] < 0x10000) bmp_class[phrase_chars[phrase_at[i]]] |= C_PHRASE;
     const Py_UCS4 *marker = notice_chars; /* every marker has 2+ characters: setup.py checks */
     for (int m = 0; m < N_NOTICE_MARKERS; marker += notice_lens[m++]) {
         unsigned bit = pair_bit(marker[0], marker[1]);

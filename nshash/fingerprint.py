@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from nshash._accel import speedups
+from nshash.fold import fold_chars
 from nshash.hashing import HashFunc, farmhash64
 from nshash.options import Options
 from nshash.sketch import GRAM, Sketch, sketch
@@ -23,7 +24,6 @@ from nshash.text import (
     ascii_lower,
     delimit,
     drop_chrome,
-    fold_chars,
     normalize_line,
     split_sentences,
     strip_html,

@@ -13,8 +13,6 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
-from functools import lru_cache
-from importlib import resources
 from typing import Final
 
 from nshash.errors import DocumentDecodeError, DocumentTypeError
@@ -449,48 +447,3 @@ def drop_chrome(text: str) -> str:
     if chunk:
         out.append("\n".join(chunk))
     return "\n".join(out)
-
-
-# -- folding: traditional -> simplified Chinese, full-width -> ASCII ------------------
-#: Full-width digits and Latin letters, folded to ASCII: a reprint may type
-#: "ＣＰＵ２０２４" for "CPU2024" (measured: a fifth of zh pages and every en
-#: page typed so missed their own text).  Full-width punctuation stays as it
-#: is: normalising deletes both widths anyway, and the chrome step and the
-#: 'original' split read "！？" differently from "!?" (a Chinese sentence end).
-FULLWIDTH_ALNUM: Final = ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
-#: A full-width form's code point minus its ASCII one.
-FULLWIDTH_OFFSET: Final = 0xFEE0
-
-
-@lru_cache(maxsize=1)
-def t2s_table() -> dict[int, int]:
-    """The traditional -> simplified character pairs (OpenCC's one-to-one pairs; see ``nshash/data/NOTICE``)."""
-    data = resources.files("nshash") / "data" / "t2s.txt"
-    pairs = data.read_text(encoding="utf-8").split()
-    return {ord(pair[0]): ord(pair[1]) for pair in pairs}
-
-
-@lru_cache(maxsize=1)
-def fold_table() -> dict[int, int]:
-    """What ``fold=True`` maps: :func:`t2s_table`'s pairs and :data:`FULLWIDTH_ALNUM` to ASCII."""
-    table = dict(t2s_table())
-    for low, high in FULLWIDTH_ALNUM:
-        table.update((code, code - FULLWIDTH_OFFSET) for code in range(low, high + 1))
-    return table
-
-
-@lru_cache(maxsize=1)
-def _folded_chars() -> frozenset[str]:
-    # A set test costs one hash a character; a regex class of 4,000 characters measured 15x slower.
-    return frozenset(map(chr, fold_table()))
-
-
-def fold_chars(text: str) -> str:
-    """Fold traditional Chinese characters to their simplified forms, full-width digits and letters to ASCII.
-
-    >>> fold_chars("這是繁體中文，ＣＰＵ２０２４！")
-    '这是繁体中文，CPU2024！'
-    """
-    if text.isascii() or _folded_chars().isdisjoint(text):
-        return text
-    return text.translate(fold_table())

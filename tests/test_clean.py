@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import nshash
+import nshash.fold
 from nshash.fingerprint import Fingerprinter
+from nshash.fold import fold_chars
 from nshash.members import Member, from_entries, to_entries
 from nshash.options import OPTION_NAMES, Options
 from nshash.sketch import (
@@ -21,7 +24,7 @@ from nshash.sketch import (
     shared_chrome,
     sketch,
 )
-from nshash.text import HIDDEN_TAGS, drop_chrome, fold_chars, split_sentences, strip_html
+from nshash.text import HIDDEN_TAGS, drop_chrome, split_sentences, strip_html
 
 
 @pytest.mark.parametrize("tag", HIDDEN_TAGS)
@@ -105,6 +108,24 @@ def test_traditional_chinese_folds_to_simplified() -> None:
     nsh = nshash.NSHash()
     assert nsh.get_similar(simplified * 3) == nsh.get_similar(traditional * 3)
     assert nshash.NSHash(fold=False).get_nshash(traditional) != nsh.get_nshash(traditional)
+
+
+def test_a_taiwanese_copy_folds_to_its_mainland_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    # OpenCC's s2twp writes Taiwanese words (軟體, 程式碼, 記憶體, 伺服器): the character table alone
+    # leaves them other words, the phrase table folds them back.
+    mainland = (
+        "这个软件的代码需要更多的内存，服务器的硬盘也快满了。管理员打算明天用鼠标和屏幕检查网络，然后重新启动程序。"
+    )
+    taiwan = (
+        "這個軟體的程式碼需要更多的記憶體，伺服器的硬碟也快滿了。管理員打算明天用滑鼠和螢幕檢查網路，然後重新啟動程式。"
+    )
+    assert fold_chars(taiwan) == fold_chars(mainland)
+    nsh = nshash.NSHash()
+    assert nsh.get_nshash(taiwan) == nsh.get_nshash(mainland)  # the C features too, when built
+    assert nsh.get_similar(mainland * 2) == nsh.get_similar(taiwan * 2)
+    monkeypatch.setattr(nshash.fold, "phrase_table", lambda: {})
+    monkeypatch.setattr(nshash.fold, "_phrases", lambda: (re.compile("(?!)"), frozenset()))
+    assert fold_chars(taiwan) != fold_chars(mainland)  # characters alone do not make them one text
 
 
 def test_full_width_digits_and_letters_fold_to_ascii_but_not_punctuation() -> None:

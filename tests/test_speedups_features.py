@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nshash import _accel, fingerprint, text
+from nshash import _accel, fingerprint, fold, text
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import farmhash64
 from nshash.options import Options
@@ -92,7 +92,7 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert tables["NO_KEY"] == fingerprint.NO_KEY
     assert tables["NOTICE_MARKERS"] == fingerprint.NOTICE_MARKERS
     assert speedups.GRAM == GRAM
-    assert tables["fold"] == text.fold_table()
+    assert tables["fold"] == fold.fold_table()
 
 
 @needs_c
@@ -146,7 +146,7 @@ def test_keys_hash_text_as_hashing_farmhash64_does(page: str) -> None:
 
 
 # -- generated pages ----------------------------------------------------------------------------
-_TRADITIONAL = sorted(text.t2s_table())[::40]
+_TRADITIONAL = sorted(fold.t2s_table())[::40]
 _TOKENS = [
     *text.NOISE,
     *{d for delims in text._DELIMS.values() for d in delims},
@@ -154,8 +154,16 @@ _TOKENS = [
     *sorted(text._CLOSERS),
     *"中文字句話們這說为",
     *map(chr, _TRADITIONAL),
-    *(chr(text.t2s_table()[c]) for c in _TRADITIONAL[:20]),
+    *(chr(fold.t2s_table()[c]) for c in _TRADITIONAL[:20]),
     *"０９ＡＺａｚＣＰＵ！？．＿",  # full-width digits and letters fold to ASCII; the punctuation does not
+    # Taiwanese phrases, traditional and folded, one inside a longer one, and a phrase's first character alone.
+    *"軟體資訊程式碼記憶體",
+    "软体",
+    "软体工程",
+    "程式",
+    "程式码",
+    "记忆体",
+    "\U00028c4f",
     "\U00020000",
     "\U0002a6d6",
     "가",
@@ -332,8 +340,8 @@ def test_every_real_page() -> None:
 
 def test_real_pages_with_every_combination_of_options() -> None:
     pages = _realpages()[::30]
-    for normalize, chrome, fold, split in itertools.product([True, False], [True, False], [True, False], text.SPLITS):
-        options = Options(normalize=normalize, chrome=chrome, fold=fold, split=split, n=3, extra=2, min_len=5)
+    for normalize, chrome, folded, split in itertools.product([True, False], [True, False], [True, False], text.SPLITS):
+        options = Options(normalize=normalize, chrome=chrome, fold=folded, split=split, n=3, extra=2, min_len=5)
         _share_computed_in_c(options, pages)
 
 
@@ -373,6 +381,18 @@ def test_a_numeric_entity_of_thousands_of_digits_fails_in_both() -> None:
         Fingerprinter(Options()).features_python(page)
     with pytest.raises(ValueError, match="digits"):
         Fingerprinter(Options()).features(page)
+
+
+def test_every_taiwanese_phrase_folds_as_the_specification_says() -> None:
+    # Each phrase alone, inside a sentence, twice in a row, cut short, and in its traditional form.
+    for phrase, mainland in fold.phrase_table().items():
+        assert fold.fold_chars(f"在{phrase}中") == f"在{mainland}中"
+        page = f"这一句提到{phrase}和{phrase}{phrase}。还有{phrase[:-1]}这里。"
+        assert assert_same(Options(), page)
+    traditional = "這個軟體的資訊，程式碼與記憶體。"
+    assert fold.fold_chars(traditional) == "这个软件的资讯，代码与内存。"  # 资讯 is a mainland word too
+    assert assert_same(Options(), traditional * 3)
+    assert assert_same(Options(fold=False), traditional)
 
 
 def test_the_longest_pieces_are_chosen_in_order_past_many_repeats() -> None:

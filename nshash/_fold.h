@@ -1,0 +1,45 @@
+/*
+ * nshash/_fold.h: the phrase step of fold.fold_chars in C: Taiwanese phrases
+ * (folded) to mainland ones, the longest that starts at each position, left to
+ * right, in place (setup.py checks that no replacement is longer than its
+ * phrase).  Included by _speedups.c only.
+ */
+#ifndef NSHASH_FOLD_H
+#define NSHASH_FOLD_H
+#include "_tables.h"
+
+/* The index of the longest phrase s[0:room] starts with, -1 for none (phrases sorted by first character, then
+ * longest first: setup.py). */
+static Py_ssize_t phrase_match(const Py_UCS4 *s, Py_ssize_t room) {
+    Py_ssize_t lo = 0, hi = N_PHRASES;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (phrase_chars[phrase_at[mid]] < s[0]) lo = mid + 1;
+        else hi = mid;
+    }
+    for (Py_ssize_t i = lo; i < N_PHRASES && phrase_chars[phrase_at[i]] == s[0]; i++)
+        if (phrase_key_len[i] <= room &&
+            !memcmp(s, phrase_chars + phrase_at[i], (size_t)phrase_key_len[i] * sizeof(Py_UCS4)))
+            return i;
+    return -1;
+}
+
+/* s[0:n] with its phrases replaced; returns the new length. */
+static Py_ssize_t fold_phrases(Py_UCS4 *s, Py_ssize_t n) {
+    Py_ssize_t r = 0, w = 0;
+    while (r < n) {
+        Py_UCS4 c = s[r];
+        /* The table bit first: most characters start no phrase (astral ones are looked up, they are rare). */
+        Py_ssize_t hit = c >= 0x10000 || (bmp_class[c] & C_PHRASE) ? phrase_match(s + r, n - r) : -1;
+        if (hit < 0) {
+            s[w++] = s[r++];
+            continue;
+        }
+        /* w <= r: the replacement, no longer than the phrase, lands on what has been read */
+        memmove(s + w, phrase_chars + phrase_at[hit] + phrase_key_len[hit], (size_t)phrase_rep_len[hit] * sizeof(Py_UCS4));
+        w += phrase_rep_len[hit];
+        r += phrase_key_len[hit];
+    }
+    return w;
+}
+#endif
