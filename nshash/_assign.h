@@ -380,7 +380,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     double scores[MAX_CANDIDATES];
     int stored[MAX_CANDIDATES], passed[MAX_SENTENCES] = {0}, any = 0, best = -1;
     unsigned char *head = d.frame + room, *foot = head + room;
-    int cjk = -1; /* decide.cjk_page, read only when the votes' need decides */
+    int cjk = -1; /* decide.cjk_page, read only when a need it eases decides */
     for (int c = 0; c < candidates; c++) {
         int count = 0;
         while (count < o.members && load_member(&s, votes[c].id, count, &found[count])) count++;
@@ -391,6 +391,10 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         int framed = 0; /* verify_score left the frame shared with these members in d.frame */
         for (Py_ssize_t i = 0; i < d.count && !framed; i++) framed = d.frame[i];
         double need = framed ? o.verify : o.verify - FRAMELESS_EASING;
+        if (!framed && scores[c] < need && scores[c] >= need - CJK_EASING) { /* decide.whole_text_need */
+            if (cjk < 0) cjk = cjk_page(&t);
+            if (cjk) need -= CJK_EASING;
+        }
         /* decide.eased_need: less on a page that is mostly CJK, but not for the body check */
         double body_need = o.verify_voted - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0), eased = body_need;
         if (share >= VOTED_SHARE && scores[c] < need) {

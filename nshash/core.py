@@ -17,6 +17,7 @@ from nshash.boilerplate import BOILERPLATE, FP, STAT
 from nshash.clusters import find_roots
 from nshash.compat import Compat07
 from nshash.decide import (
+    CJK_EASING,
     FRAMELESS_EASING,
     VOTED_SHARE,
     agrees,
@@ -328,16 +329,18 @@ def _with_rule(candidate: dict[str, Any], features: Features, options: Options) 
         need, rule = 0.0, "an edited copy: its lines shared verbatim span most of it, the rest is the member's"
     elif score >= options.verify:
         need, rule = options.verify, "containment of at least verify"
-    elif agrees(score, 0.0, options, frameless):
-        need = whole_text_need(options, frameless=True)
+    elif agrees(score, 0.0, options, frameless, cjk):
+        need = whole_text_need(options, frameless=True, cjk=cjk)
         rule = f"a page of another site: containment of at least verify - {FRAMELESS_EASING}"
+        if cjk:
+            rule += f" - {CJK_EASING} (a mostly CJK page)"
     elif agrees(score, share, options, cjk=cjk):
         need = eased_need(share, options, cjk)
         rule = "sentence votes: the containment they ask"
         if not passed:
             rule = "sentence votes, but its body disagrees without its frame, or it is a templated sibling"
     else:
-        need = eased_need(share, options, cjk) if share >= VOTED_SHARE else whole_text_need(options, frameless)
+        need = eased_need(share, options, cjk) if share >= VOTED_SHARE else whole_text_need(options, frameless, cjk)
         rule = "containment below what it needs"
     frame = [_line(features, index) for index in lines]
     return {**candidate, "shared_frame": frame, "needs": need, "rule": rule}

@@ -198,7 +198,7 @@ def assign_python(
     frameless = {
         c
         for index, c in enumerate(candidates)
-        if whole_text_need(options, frameless=True) <= verified[c][0] < options.verify
+        if whole_text_need(options, frameless=True, cjk=cjk) <= verified[c][0] < options.verify
         and not shared_frame(features, members_at(entries, index, options.members), known)
     }
     passed = [c for c in candidates if agrees(verified[c][0], share[c], options, c in frameless, cjk)]
@@ -308,12 +308,17 @@ def agrees(score: float, share: float, options: Options, frameless: bool = False
     boilerplate prose, rarely most of its longest sentences).
     """
     voted = share >= VOTED_SHARE and score >= eased_need(share, options, cjk)
-    return score >= whole_text_need(options, frameless) or voted
+    return score >= whole_text_need(options, frameless, cjk) or voted
 
 
-def whole_text_need(options: Options, frameless: bool = False) -> float:
-    """The containment :func:`agrees` asks whatever the sentence votes: less between sites (``frameless``)."""
-    return options.verify - FRAMELESS_EASING if frameless else options.verify
+def whole_text_need(options: Options, frameless: bool = False, cjk: bool = False) -> float:
+    """The containment :func:`agrees` asks whatever the sentence votes: less between sites (``frameless``).
+
+    Between sites, less again on a mostly CJK page (``cjk``, :data:`CJK_EASING`).
+    """
+    if not frameless:
+        return options.verify
+    return options.verify - FRAMELESS_EASING - (CJK_EASING if cjk else 0.0)
 
 
 def eased_need(share: float, options: Options, cjk: bool = False) -> float:

@@ -1363,7 +1363,15 @@ def test_a_footer_shared_around_an_edited_notice_is_not_an_edited_copy(
 
 
 def test_sentence_votes_ask_less_of_a_mostly_cjk_page() -> None:
-    from nshash.decide import CJK_EASING, MAJORITY_EASING, agrees, cjk_page, eased_need
+    from nshash.decide import (
+        CJK_EASING,
+        FRAMELESS_EASING,
+        MAJORITY_EASING,
+        agrees,
+        cjk_page,
+        eased_need,
+        whole_text_need,
+    )
     from nshash.fingerprint import Fingerprinter
 
     opts = Options()
@@ -1371,6 +1379,11 @@ def test_sentence_votes_ask_less_of_a_mostly_cjk_page() -> None:
     assert eased_need(0.6, opts, cjk=True) == opts.verify_voted - CJK_EASING - MAJORITY_EASING
     assert agrees(0.47, 0.4, opts, cjk=True) and not agrees(0.47, 0.4, opts)
     assert not agrees(0.47, 0.2, opts, cjk=True)  # one vote of five: the whole-text need, whatever the script
+    # Between sites (no frame shared with the members) the whole-text need is eased for CJK too.
+    assert whole_text_need(opts, frameless=True, cjk=True) == opts.verify - FRAMELESS_EASING - CJK_EASING
+    assert whole_text_need(opts, cjk=True) == opts.verify  # within a site it is not
+    assert agrees(0.62, 0.2, opts, frameless=True, cjk=True) and not agrees(0.62, 0.2, opts, frameless=True)
+    assert not agrees(0.62, 0.2, opts, cjk=True)
     features = Fingerprinter(opts).features
     assert cjk_page(features("第一句话足够长，可以作为指纹。第二句也一样长。Some English words."))
     assert not cjk_page(features("An English page with a few 中文 words in it, and more English."))
@@ -1390,6 +1403,38 @@ def _chinese_copy(rng: random.Random, own_lines: int) -> tuple[str, str]:
     edited = article[:2] + [s[:5] + text(1) + s[6:] for s in article[2:]]
     own = [text(40 + i) + "。" for i in range(3)] + [text(20) + "。" for _ in range(own_lines)]
     return original, "\n".join([*(s + "。" for s in edited), *own])
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_an_edited_chinese_copy_on_another_site_joins_on_one_vote_below_the_frameless_need(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One of its five longest sentences points to the original, it shares no frame with it, and its
+    # containment, 0.64, is under verify - FRAMELESS_EASING (0.65): on a Chinese page, 0.6 suffices.
+    rng = random.Random(2)
+    han = "".join(chr(0x4E00 + 7 * i) for i in range(600))
+
+    def text(size: int) -> str:
+        return "".join(rng.choice(han) for _ in range(size))
+
+    def edited(sentence: str) -> str:
+        for _ in range(3):
+            at = rng.randrange(len(sentence))
+            sentence = sentence[:at] + text(1) + sentence[at + 1 :]
+        return sentence
+
+    article = [text(46), text(45), *[text(rng.randint(22, 34)) for _ in range(8)]]
+    original = "\n".join(s + "\u3002" for s in article)
+    copy = "\n".join(
+        [*(s + "\u3002" for s in article[:1] + [edited(s) for s in article[1:]])]
+        + [text(40 + i) + "\u3002" for i in range(3)]
+    )
+    nsh = nshash.NSHash()
+    nsh.get_similar(original)
+    (candidate,) = nsh.explain_decision(copy)["candidates"]
+    assert candidate["share"] == 0.2 and 0.6 <= candidate["containment"] < 0.65 and not candidate["shared_frame"]
+    assert candidate["needs"] == pytest.approx(0.6) and candidate["passed"]
+    _assert_rule_joins(original, [], copy, native, monkeypatch, "CJK_EASING", 0.0, nshash.decide)
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
