@@ -199,6 +199,9 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (s == NULL) return PyErr_NoMemory();
     if (PyUnicode_AsUCS4(text, s, n + 1, 0) == NULL) goto done;
     /* Fingerprinter.clean */
+    /* Below U+0100 nothing folds and no phrase starts a match (each holds a CJK character): a Latin-1 page
+     * skips both passes, unless an entity unescaped brought in a wider character. */
+    int wide = PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND;
     if (o.normalize) {
         int found = strip_html(s, &n);
         if (found == FALLBACK) {
@@ -207,9 +210,10 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
             goto done;
         }
         if (found == UNESCAPE && unescape(&s, &n, &capacity) < 0) goto done;
+        wide |= found == UNESCAPE;
     }
     /* Folded before the chrome is judged: a line typed in full-width letters is the same line. */
-    if (o.fold) {
+    if (o.fold && wide) {
         for (Py_ssize_t i = 0; i < n; i++) s[i] = fold_char(s[i]);
         n = fold_phrases(s, n);
     }

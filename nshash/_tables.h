@@ -22,12 +22,17 @@ enum {
     /* A one-character delimiter of split 'default', 'design', 'original' (C_DELIM << split). */
     C_DELIM = 32,
     C_CJK = 256, /* text.CJK_RANGES: is_cjk is a lookup, not a test of every range (a fifth of drop_chrome) */
-    C_PHRASE = 512, /* the first character of a fold.phrase_table phrase (nshash/_fold.h) */
+    C_PHRASE = 512,   /* the first character of a fold.phrase_table phrase of 2+ characters (nshash/_fold.h) */
+    C_PHRASE1 = 1024, /* ... of a one-character phrase */
 };
 static uint16_t bmp_class[0x10000];
 
 /* A bit for each notice marker's first two characters, hashed: is_notice compares markers only where one may start. */
 static uint64_t notice_starts[16];
+/* The same for the phrases of fold.phrase_table (2+ characters), in 8,192 bits: nshash/_fold.h. */
+static uint64_t phrase_pairs[128];
+
+static inline unsigned phrase_pair_bit(Py_UCS4 first, Py_UCS4 second) { return (first * 31u + second) & 8191u; }
 
 static inline unsigned pair_bit(Py_UCS4 first, Py_UCS4 second) { return (first * 31u + second) & 1023u; }
 
@@ -88,8 +93,16 @@ static int init_tables(void) {
     mark(delims_original_single, N_DELIMS_ORIGINAL_SINGLE, C_DELIM << 2);
     for (int i = 0; i < N_CJK_RANGES; i++)
         for (Py_UCS4 c = cjk_ranges[i][0]; c <= cjk_ranges[i][1] && c < 0x10000; c++) bmp_class[c] |= C_CJK;
-    for (int i = 0; i < N_PHRASES; i++)
-        if (phrase_chars[phrase_at[i]] < 0x10000) bmp_class[phrase_chars[phrase_at[i]]] |= C_PHRASE;
+    for (int i = 0; i < N_PHRASES; i++) {
+        Py_UCS4 first = phrase_chars[phrase_at[i]];
+        if (phrase_key_len[i] == 1) {
+            if (first < 0x10000) bmp_class[first] |= C_PHRASE1;
+            continue;
+        }
+        if (first < 0x10000) bmp_class[first] |= C_PHRASE;
+        unsigned bit = phrase_pair_bit(first, phrase_chars[phrase_at[i] + 1]);
+        phrase_pairs[bit >> 6] |= 1ULL << (bit & 63);
+    }
     const Py_UCS4 *marker = notice_chars; /* every marker has 2+ characters: setup.py checks */
     for (int m = 0; m < N_NOTICE_MARKERS; marker += notice_lens[m++]) {
         unsigned bit = pair_bit(marker[0], marker[1]);

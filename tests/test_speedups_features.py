@@ -10,6 +10,7 @@ corpora and real pages there are.
 from __future__ import annotations
 
 import gzip
+import html
 import itertools
 import json
 import os
@@ -393,6 +394,11 @@ def test_every_taiwanese_phrase_folds_as_the_specification_says() -> None:
     assert fold.fold_chars(traditional) == "这个软件的资讯，代码与内存。"  # 资讯 is a mainland word too
     assert assert_same(Options(), traditional * 3)
     assert assert_same(Options(fold=False), traditional)
+    # A Latin-1 page skips the folding in C, unless an entity brings in a wider character.
+    entities = "The page names &#x8EDF;&#x9AD4; and &#31243;&#24335;&#30908; in a long enough sentence. " * 3
+    assert fold.fold_chars(html.unescape(entities)).count("\u8f6f\u4ef6") == 3
+    assert assert_same(Options(), entities)
+    assert assert_same(Options(), "Caf\u00e9 au lait, a long enough sentence for a key here. " * 3)
 
 
 def test_the_longest_pieces_are_chosen_in_order_past_many_repeats() -> None:
