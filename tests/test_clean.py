@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -232,3 +233,22 @@ def test_full_width_lines_are_judged_as_chrome_as_their_ascii_forms() -> None:
     assert "story" not in fingerprinter.clean(page)
     assert fingerprinter.clean(typed) == fingerprinter.clean(page)
     assert fingerprinter.features(typed) == fingerprinter.features(page)
+
+
+def test_the_fold_tables_are_what_their_script_writes(tmp_path: Path) -> None:
+    # nshash/data/t2s.txt and tw2cn.txt come from OpenCC's dictionaries through scripts/make_t2s.py
+    # (the phrases less those jieba counts as common mainland words): the script gives them again.
+    pytest.importorskip("opencc")
+    pytest.importorskip("jieba")
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("make_t2s", root / "scripts" / "make_t2s.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    script.OUT = tmp_path / "t2s.txt"
+    script.PHRASES = tmp_path / "tw2cn.txt"
+    assert script.main() == 0
+    for name in ("t2s.txt", "tw2cn.txt"):
+        assert (tmp_path / name).read_bytes() == (root / "nshash" / "data" / name).read_bytes(), name
