@@ -369,8 +369,7 @@ def test_a_copy_on_the_articles_own_site_keeps_its_article(native: bool, monkeyp
     rng = random.Random(73)
 
     def line(letters: int) -> str:
-        words = [_word(rng) for _ in range(letters // 6 + 1)]
-        return " ".join(words).capitalize() + "."
+        return _line(rng, letters)
 
     menu = "Home | News | Tech | About | Contact"
     footer = [line(110), line(60), line(120), line(30)]
@@ -407,8 +406,7 @@ def test_a_copy_under_notices_other_sites_copy_keeps_its_article(native: bool, m
     rng = random.Random(29)
 
     def line(letters: int) -> str:
-        words = [_word(rng) for _ in range(letters // 7 + 1)]
-        return " ".join(words).capitalize() + "."
+        return _line(rng, letters)
 
     notices = [line(70) for _ in range(3)]
     article = [line(180) for _ in range(3)]
@@ -459,6 +457,12 @@ def test_a_copy_under_notices_other_sites_copy_keeps_its_article(native: bool, m
     assert _above_the_footer({9, 10, 12, 13}, {10, 12, 13}) == set()  # no gap: a footer of two sorts of lines
     assert _above_the_footer({6, 7, 10, 12}, {6, 10, 12}) == set()  # a known line above: all footer
     _assert_rule_joins(original, others, copy, native, monkeypatch, "_above_the_footer", lambda foot, known: set())
+
+
+def _line(rng: random.Random, letters: int) -> str:
+    """A sentence of random words, about ``letters`` long."""
+    words = [_word(rng) for _ in range(letters // 6 + 1)]
+    return " ".join(words).capitalize() + "."
 
 
 def _word(rng: random.Random) -> str:
@@ -1390,13 +1394,20 @@ def test_sentence_votes_ask_less_of_a_mostly_cjk_page() -> None:
     assert not cjk_page(features(""))
 
 
+#: The ideographs random Chinese test pages are made of.
+_HAN = "".join(chr(0x4E00 + 7 * i) for i in range(600))
+
+
+def _ideographs(rng: random.Random, size: int) -> str:
+    return "".join(rng.choice(_HAN) for _ in range(size))
+
+
 def _chinese_copy(rng: random.Random, own_lines: int) -> tuple[str, str]:
     """A Chinese article with lines of its site, and a copy on another site: one character edited in
     all but its two longest sentences, its own long notices and lines (random ideographs)."""
-    han = "".join(chr(0x4E00 + 7 * i) for i in range(600))
 
     def text(size: int) -> str:
-        return "".join(rng.choice(han) for _ in range(size))
+        return _ideographs(rng, size)
 
     article = [text(46), text(45), *[text(rng.randint(22, 34)) for _ in range(8)]]
     original = "\n".join([*(s + "。" for s in article), *(text(20) + "。" for _ in range(own_lines))])
@@ -1412,10 +1423,9 @@ def test_an_edited_chinese_copy_on_another_site_joins_on_one_vote_below_the_fram
     # One of its five longest sentences points to the original, it shares no frame with it, and its
     # containment, 0.64, is under verify - FRAMELESS_EASING (0.65): on a Chinese page, 0.6 suffices.
     rng = random.Random(2)
-    han = "".join(chr(0x4E00 + 7 * i) for i in range(600))
 
     def text(size: int) -> str:
-        return "".join(rng.choice(han) for _ in range(size))
+        return _ideographs(rng, size)
 
     def edited(sentence: str) -> str:
         for _ in range(3):
