@@ -172,6 +172,8 @@ def phrase_tables() -> list[str]:
     for key, replacement in phrases:
         if not key or len(replacement) > len(key) or len(key) > 255:
             raise SystemExit(f"data/tw2cn.txt: {key!r} -> {replacement!r} is not what nshash/_fold.h folds in place")
+        if max(map(ord, key)) < 0x100:  # _speedups.c skips the folding on a Latin-1 page
+            raise SystemExit(f"data/tw2cn.txt: {key!r} holds no character past U+00FF")
         starts.append(len(chars))
         key_lens.append(len(key))
         rep_lens.append(len(replacement))
