@@ -341,6 +341,16 @@ static double frame_free_score(const member *body, const member *page, const mem
     return (double)large >= BODY_SIZE_RATIO * (double)small && whole < score ? whole : score;
 }
 
+/* estimate.unframed_score: known, the grams of the lines other clusters have that the member has too. */
+static double unframed_score(const member *body, const member *page, const member *other, Py_ssize_t known) {
+    Py_ssize_t smaller = page->grams < other->grams ? page->grams : other->grams;
+    if (known <= 0 || (double)known < UNFRAMED_KNOWN * (double)smaller) return 1.0;
+    if ((double)(page->grams - known) < UNFRAMED_OWN * (double)page->grams ||
+        (double)(other->grams - known) < UNFRAMED_OWN * (double)other->grams)
+        return 1.0;
+    return frame_free_score(body, page, other, known, trusted_containment(page, other, known, 0));
+}
+
 /* frame.body_sketch: the whole text without the lines drop marks, sketched into *body. */
 static void body_sketch(const doc_lines *d, doc_text *t, const unsigned char *drop, member *body) {
     Py_ssize_t w = 0, start = 0;
@@ -511,6 +521,13 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
         double score = trusted_containment(doc, &members[m], chrome, surrounded);
         if (body != NULL && (double)known >= KNOWN_FRAME * (double)chrome)
             score = frame_free_score(body, doc, &members[m], chrome, score);
+        if (body != NULL && first == d->count) { /* no frame: the lines other clusters have may be one */
+            Py_ssize_t shared = 0;
+            for (Py_ssize_t i = 0; i < d->count; i++)
+                if (t->known[i] && has_line(members[m].lines, d->keys[i])) shared += d->grams[i];
+            double bound = unframed_score(body, doc, &members[m], shared);
+            if (bound < score) score = bound;
+        }
         if (body != NULL) {
             double rest = body_score(body, &members[m]);
             if (rest > score) score = rest;

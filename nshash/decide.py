@@ -54,6 +54,7 @@ from nshash.estimate import (
     body_score,
     frame_free_score,
     trusted_containment,
+    unframed_score,
 )
 from nshash.fingerprint import Features
 from nshash.frame import (
@@ -406,6 +407,9 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
         if body is not None:
             if lines_in(keys, grams, frame.intersection(known), member.lines) >= KNOWN_FRAME * chrome:
                 score = frame_free_score(body, features.sketch, member.sketch, chrome, score)
+            if not frame:
+                known_grams = lines_in(keys, grams, drop, member.lines)
+                score = min(score, unframed_score(body, features.sketch, member.sketch, known_grams))
             score = max(score, body_score(body, member.sketch))
         if article is not None:
             score = max(score, body_score(article, member.sketch))

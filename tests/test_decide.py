@@ -1491,3 +1491,68 @@ def test_the_body_check_of_a_chinese_page_is_not_eased(native: bool, monkeypatch
         again = nshash.NSHash()
         first = [again.get_similar(page) for page in pages[:15]][5]
         assert again.get_similar(pages[15]) == first
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_pages_whose_frame_no_edge_run_finds_are_compared_without_lines_seen_elsewhere(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """estimate.UNFRAMED_KNOWN: notices other sites carry, most of a short page, are frame though no run finds them.
+
+    Each page of the site ends in related titles of its own (kept: chrome
+    removal is off), so no footer is shared from the bottom; the notices are
+    lines two other sites' pages have.  A page of the site, and another
+    article of it, must not join those pages or each other on the notices;
+    a copy of the site's page, with another title and other related titles, joins it.
+    """
+    from nshash.stores.memory import HashDBMemory
+
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+
+    def run() -> list[nshash.Match]:
+        rng = random.Random(6)
+        notices = [paragraph(rng, 3) for _ in range(6)]
+
+        def site_page(article: list[str]) -> str:
+            title = " ".join(rng.choice(WORDS) for _ in range(5)).title()
+            titles = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 6))).title() for _ in range(3)]
+            header = [title, "S | Home | News | Tech | About", consent]
+            return "\n".join([*header, *article, *notices, "Related articles", *titles])
+
+        def story(rng: random.Random) -> list[str]:
+            return [paragraph(rng, 4), paragraph(rng, 4)]
+
+        nsh = nshash.NSHash(chrome=False)
+        pages = [nsh.add("\n".join([f"{n} story", f"{n} | Home", *story(rng), *notices])) for n in "TU"]
+        consent, article = paragraph(rng, 2), [paragraph(rng, 2)]
+        pages.append(nsh.add(site_page(article)))
+        pages.append(nsh.add(site_page([paragraph(rng, 2)])))
+        return [*pages, nsh.add(site_page(article))]
+
+    t, u, a, b, copy = run()
+    assert len({t.similar_id, u.similar_id, a.similar_id, b.similar_id}) == 4
+    assert all(match.is_new for match in (t, u, a, b))
+    assert not copy.is_new and copy.similar_id == a.similar_id
+    if not native:  # without the rule (verified in Python), the site's pages join another site's page
+        monkeypatch.setattr(nshash.decide, "speedups", None)
+        assert len({match.similar_id for match in run()}) == 4
+        monkeypatch.setattr(nshash.estimate, "UNFRAMED_KNOWN", 2.0)
+        t, u, a, b, _ = run()
+        assert not a.is_new and not b.is_new
+
+
+def test_the_unframed_bound_needs_lines_seen_elsewhere_to_be_most_but_not_all_of_both_texts() -> None:
+    from nshash.estimate import UNFRAMED_KNOWN, UNFRAMED_OWN, frame_free_score, trusted_containment, unframed_score
+
+    rng = random.Random(21)
+    page, other = sketch(paragraph(rng, 40)), sketch(paragraph(rng, 30))
+    body = sketch(paragraph(rng, 10))
+    smaller = min(page.grams, other.grams)
+    assert unframed_score(body, page, other, 0) == 1.0
+    assert unframed_score(body, page, other, int(UNFRAMED_KNOWN * smaller) - 1) == 1.0  # too few to be a frame
+    known = int(UNFRAMED_KNOWN * smaller) + 1
+    expected = frame_free_score(body, page, other, known, trusted_containment(page, other, known))
+    assert expected < 1.0 and unframed_score(body, page, other, known) == expected
+    # Nearly all of the smaller text: its content, seen in another cluster too, not its frame.
+    assert unframed_score(body, page, other, int((1 - UNFRAMED_OWN) * smaller) + 1) == 1.0
