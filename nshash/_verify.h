@@ -491,6 +491,7 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
     Py_ssize_t first = 0, last = d->count - 1;
     while (first < d->count && !d->frame[first]) first++;
     while (last >= 0 && !d->frame[last]) last--;
+    const int framed = first < d->count;
     int surrounded = 0;
     for (Py_ssize_t i = first; i < last && !surrounded; i++) surrounded = !d->frame[i] && d->grams[i] > 0;
     /* The known lines and the frame are left out of a second sketch. */
@@ -521,7 +522,7 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
         double score = trusted_containment(doc, &members[m], chrome, surrounded);
         if (body != NULL && (double)known >= KNOWN_FRAME * (double)chrome)
             score = frame_free_score(body, doc, &members[m], chrome, score);
-        if (body != NULL && first == d->count) { /* no frame: the lines other clusters have may be one */
+        if (body != NULL && !framed) { /* no frame found: the lines other clusters have may be one */
             Py_ssize_t shared = 0;
             for (Py_ssize_t i = 0; i < d->count; i++)
                 if (t->known[i] && has_line(members[m].lines, d->keys[i])) shared += d->grams[i];

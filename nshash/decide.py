@@ -392,7 +392,8 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
     document's lines that other clusters have (:func:`~nshash.frame.known_lines`); the page without
     them and its frame, and without them alone when they are all it has of its own
     (:func:`~nshash.frame.own_article`), is compared too (:func:`~nshash.estimate.body_score`): the
-    highest score counts.
+    highest score counts.  Where no frame is shared, such lines a member has too may be one all the
+    same: the whole-text score is then bounded by :func:`~nshash.estimate.unframed_score`.
     """
     keys, grams = features.line_keys, features.line_grams
     frame = shared_frame(features, members, known)
