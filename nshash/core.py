@@ -258,8 +258,10 @@ class NSHash(Compat07, Index):
         the ``n`` longest), ``containment`` (the verified score against its
         closest member), ``shared_frame`` (the page's lines, normalised, that
         it shares with the members as a header or footer and that were left out
-        of the comparison), ``needs`` (the containment it needed), ``passed``
-        and the ``rule`` that decided.
+        of the comparison), ``frame_seen_elsewhere`` (where it shares none: its
+        lines that other clusters have and a member has too, when they bound the
+        score as a frame, :func:`~nshash.estimate.unframed_score`), ``needs``
+        (the containment it needed), ``passed`` and the ``rule`` that decided.
 
         >>> import nshash
         >>> nsh = nshash.NSHash()
@@ -321,6 +323,7 @@ def _with_rule(candidate: dict[str, Any], features: Features, options: Options) 
     if "containment" not in candidate:
         return candidate  # the same text again
     lines = candidate.pop("frame_lines")
+    seen_elsewhere = candidate.pop("unframed_lines")
     edited = candidate.pop("edited_copy")
     score, share, passed = candidate["containment"], candidate["share"], candidate["passed"]
     frameless = not lines
@@ -342,5 +345,8 @@ def _with_rule(candidate: dict[str, Any], features: Features, options: Options) 
     else:
         need = eased_need(share, options, cjk) if share >= VOTED_SHARE else whole_text_need(options, frameless, cjk)
         rule = "containment below what it needs"
+    if seen_elsewhere:
+        rule += ", its lines other clusters have left out as a frame"
     frame = [_line(features, index) for index in lines]
-    return {**candidate, "shared_frame": frame, "needs": need, "rule": rule}
+    elsewhere = [_line(features, index) for index in seen_elsewhere]
+    return {**candidate, "shared_frame": frame, "frame_seen_elsewhere": elsewhere, "needs": need, "rule": rule}

@@ -158,18 +158,25 @@ UNFRAMED_KNOWN: Final = 0.5
 UNFRAMED_OWN: Final = 0.2
 
 
+def unframed(page: Sketch, other: Sketch, known: int) -> bool:
+    """Whether ``known`` grams of a page's lines that other clusters have and ``other`` has too are a frame.
+
+    For a page that shares no frame with ``other``: they are :data:`UNFRAMED_KNOWN`
+    of the smaller text or more, and each text has :data:`UNFRAMED_OWN` of its own besides.
+    """
+    if known <= 0 or known < UNFRAMED_KNOWN * min(page.grams, other.grams):
+        return False
+    return page.grams - known >= UNFRAMED_OWN * page.grams and other.grams - known >= UNFRAMED_OWN * other.grams
+
+
 def unframed_score(body: Sketch, page: Sketch, other: Sketch, known: int) -> float:
     """The most a page that shares no frame with ``other`` may score: the ``known`` grams as its frame.
 
     ``known``: the grams of the page's lines that other clusters have and
     ``other`` has too; ``body``: the page's sketch without the lines other
-    clusters have.  1.0 (no bound) when they are less than
-    :data:`UNFRAMED_KNOWN` of the smaller text, or all but less than
-    :data:`UNFRAMED_OWN` of either text.
+    clusters have.  1.0 (no bound) unless they are a frame (:func:`unframed`).
     """
-    if known <= 0 or known < UNFRAMED_KNOWN * min(page.grams, other.grams):
-        return 1.0
-    if page.grams - known < UNFRAMED_OWN * page.grams or other.grams - known < UNFRAMED_OWN * other.grams:
+    if not unframed(page, other, known):
         return 1.0
     return frame_free_score(body, page, other, known, trusted_containment(page, other, known))
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from nshash.boilerplate import UNSEEN
+from nshash.estimate import unframed
 from nshash.fingerprint import Features
 from nshash.members import Member
 from nshash.sketch import (
@@ -211,6 +212,22 @@ def known_lines(lines: dict[int, int], candidates: Sequence[int]) -> list[int]:
     :func:`~nshash.boilerplate.line_roots`.
     """
     return sorted(index for index, seen in lines.items() if seen != UNSEEN and seen not in candidates)
+
+
+def unframed_lines(features: Features, members: list[Member], known: Sequence[int]) -> list[int]:
+    """The page's ``known`` lines that bound its score against a member it shares no frame with.
+
+    Those of the first of ``members`` that has enough of them (:func:`~nshash.estimate.unframed`;
+    :func:`~nshash.estimate.unframed_score` bounds the score with them); none when a frame is shared.
+    """
+    if not known or shared_frame(features, members, known):
+        return []
+    keys, grams = features.line_keys, features.line_grams
+    for member in members:
+        lines = [i for i in known if has_line(member.lines, keys[i])]
+        if unframed(features.sketch, member.sketch, sum(grams[i] for i in lines)):
+            return sorted(lines)
+    return []
 
 
 def surrounds(frame: set[int], grams: Sequence[int]) -> bool:

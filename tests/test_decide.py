@@ -1510,7 +1510,7 @@ def test_pages_whose_frame_no_edge_run_finds_are_compared_without_lines_seen_els
     if not native:
         monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
 
-    def run() -> list[nshash.Match]:
+    def run(explain: bool = False) -> list[nshash.Match]:
         rng = random.Random(6)
         notices = [paragraph(rng, 3) for _ in range(6)]
 
@@ -1527,10 +1527,17 @@ def test_pages_whose_frame_no_edge_run_finds_are_compared_without_lines_seen_els
         pages = [nsh.add("\n".join([f"{n} story", f"{n} | Home", *story(rng), *notices])) for n in "TU"]
         consent, article = paragraph(rng, 2), [paragraph(rng, 2)]
         pages.append(nsh.add(site_page(article)))
-        pages.append(nsh.add(site_page([paragraph(rng, 2)])))
+        other = site_page([paragraph(rng, 2)])
+        if explain:  # another article of the site: why it stays apart
+            why = nsh.explain_decision(other)
+            bounded = [c for c in why["candidates"] if c["frame_seen_elsewhere"]]
+            assert why["is_new"] and bounded and not any(c["passed"] for c in bounded)
+            assert set(bounded[0]["frame_seen_elsewhere"]) <= {nsh.fingerprinter.features(n).whole for n in notices}
+            assert bounded[0]["rule"].endswith("its lines other clusters have left out as a frame")
+        pages.append(nsh.add(other))
         return [*pages, nsh.add(site_page(article))]
 
-    t, u, a, b, copy = run()
+    t, u, a, b, copy = run(explain=True)
     assert len({t.similar_id, u.similar_id, a.similar_id, b.similar_id}) == 4
     assert all(match.is_new for match in (t, u, a, b))
     assert not copy.is_new and copy.similar_id == a.similar_id
