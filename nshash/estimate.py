@@ -148,7 +148,8 @@ def frame_free_score(body: Sketch, page: Sketch, other: Sketch, chrome: int, who
 #: (-0.0007), recall down on 43 (-0.27 points at most), F1 mean +0.0001; seeds
 #: 2025, 6174 and 7919: F1 unchanged in the mean, precision up on 5 of 15;
 #: real pages: recall (all forms) 0.925 -> 0.924, precision unchanged; the
-#: sample unchanged.  A quarter of the smaller text: recall down on 64 files.
+#: sample unchanged.  0.3 of the smaller text (before :data:`UNFRAMED_OWN`): recall down on
+#: 64 files, 48 at a half.
 UNFRAMED_KNOWN: Final = 0.5
 #: ... and when each text has this share of its grams besides them.  A text
 #: that is little more than such lines may be an article whose other copies
