@@ -238,7 +238,7 @@ def assign_python(
             frame = sorted(shared_frame(features, kept, known))
             trace.append({"cluster": roots[c], "sentences": votes[c], "share": share[c], "members": verified[c][1]})
             trace[-1] |= {"frame_lines": frame, "containment": verified[c][0], "passed": c in passed}
-            trace[-1] |= {"unframed_lines": unframed_lines(features, kept, known)}
+            trace[-1] |= {"unframed_lines": [] if frame else unframed_lines(features, kept, known)}
             trace[-1] |= {"edited_copy": c in edited}
     stored = {c: found for c, (_, found) in verified.items()}
     if passed:

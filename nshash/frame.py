@@ -215,13 +215,12 @@ def known_lines(lines: dict[int, int], candidates: Sequence[int]) -> list[int]:
 
 
 def unframed_lines(features: Features, members: list[Member], known: Sequence[int]) -> list[int]:
-    """The page's ``known`` lines that bound its score against a member it shares no frame with.
+    """The page's ``known`` lines that bound its score against ``members``, with which it shares no frame.
 
     Those of the first of ``members`` that has enough of them (:func:`~nshash.estimate.unframed`;
-    :func:`~nshash.estimate.unframed_score` bounds the score with them); none when a frame is shared.
+    :func:`~nshash.estimate.unframed_score` bounds the score with them).  For a page that shares a
+    frame (:func:`shared_frame`) nothing bounds it: the caller, which has that frame, asks only without one.
     """
-    if not known or shared_frame(features, members, known):
-        return []
     keys, grams = features.line_keys, features.line_grams
     for member in members:
         lines = [i for i in known if has_line(member.lines, keys[i])]
