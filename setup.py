@@ -192,7 +192,8 @@ def phrase_tables() -> list[str]:
 def write_tables() -> None:
     text = module_values("text")
     marks = module_values("fingerprint")
-    out = ["/* Written by setup.py from nshash/text.py, fold.py, fingerprint.py and the data files: do not edit. */"]
+    sources = "nshash/text.py, linebreaks.py, fold.py, fingerprint.py and the data files"
+    out = [f"/* Written by setup.py from {sources}: do not edit. */"]
     out.append(c_codes("noise", text["NOISE"]))
     # text._DELIMS maps split names to these tuples; the test checks the C holds the same ones.
     for split in ("default", "design", "original"):
@@ -206,6 +207,10 @@ def write_tables() -> None:
     out += [c_codes("sep_spaced", spaced), c_codes("sep_bare", bare)]
     out.append(c_codes("sentence_ends", sorted(text["_SENTENCE_ENDS"])))
     out.append(c_codes("closers", sorted(text["_CLOSERS"])))
+    linebreaks = module_values("linebreaks")
+    for name in ("_FLAT_CJK_ENDS", "_FLAT_CJK_CLOSERS", "_FLAT_LATIN_ENDS", "_FLAT_LATIN_CLOSERS"):
+        out.append(c_codes(name.lstrip("_").lower(), linebreaks[name]))
+    out += [f"#define {name} {linebreaks[name]!r}" for name in ("FLAT_LINE", "FLAT_PIECE")]
     entities = text["_COMMON_ENTITIES"]
     for entity, char in entities:
         # One pass equals the replacements in turn when no replacement makes or breaks another entity.

@@ -149,6 +149,110 @@ static int grow_sizes(line_sizes *lines, Py_ssize_t capacity) {
     return 0;
 }
 
+/* s[start:end] stripped (Py_UNICODE_ISSPACE, as str.strip): its weight. */
+static Py_ssize_t stripped_weight(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end) {
+    while (start < end && Py_UNICODE_ISSPACE(s[start])) start++;
+    while (end > start && Py_UNICODE_ISSPACE(s[end - 1])) end--;
+    return weight(s + start, end - start);
+}
+
+/* Where linebreaks._FLAT_END_RE's match at s[i] (line ending at end) ends, the whitespace after it included; 0: none. */
+static Py_ssize_t flat_end(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t *kept) {
+    Py_ssize_t j = i;
+    if (in_list(flat_cjk_ends, N_FLAT_CJK_ENDS, s[i])) {
+        while (j < end && in_list(flat_cjk_ends, N_FLAT_CJK_ENDS, s[j])) j++;
+        while (j < end && in_list(flat_cjk_closers, N_FLAT_CJK_CLOSERS, s[j])) j++;
+    } else if (in_list(flat_latin_ends, N_FLAT_LATIN_ENDS, s[i])) {
+        while (j < end && in_list(flat_latin_ends, N_FLAT_LATIN_ENDS, s[j])) j++;
+        while (j < end && in_list(flat_latin_closers, N_FLAT_LATIN_CLOSERS, s[j])) j++;
+        if (j == end || !Py_UNICODE_ISSPACE(s[j])) return 0; /* no whitespace after it: a "3.14" */
+    } else {
+        return 0;
+    }
+    *kept = j;
+    while (j < end && Py_UNICODE_ISSPACE(s[j])) j++;
+    return j;
+}
+
+/*
+ * linebreaks.restore_lines: each line over FLAT_LINE broken after its sentence ends that end a
+ * piece of FLAT_PIECE or more
+ * (the whitespace after one becomes the '\n').  Grows the buffer of *capacity
+ * code points when it must; -1 (MemoryError set) when out of memory.
+ */
+static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
+    Py_UCS4 *s = *buf;
+    Py_ssize_t n = *len, longest = 0;
+    if (2 * n <= FLAT_LINE) return 0; /* no line can weigh more (a CJK character weighs 2) */
+    for (Py_ssize_t start = 0; start < n && longest <= FLAT_LINE;) {
+        Py_ssize_t end = start;
+        while (end < n && s[end] != '\n') end++;
+        /* A line of at most FLAT_LINE / 2 code points weighs at most FLAT_LINE. */
+        if (2 * (end - start) > FLAT_LINE) {
+            Py_ssize_t w = stripped_weight(s, start, end);
+            if (w > longest) longest = w;
+        }
+        start = end + 1;
+    }
+    if (longest <= FLAT_LINE) return 0;
+    /* A break where no whitespace follows the end adds a code point: counted first, so a page of
+     * a million short sentences holds its text and the breaks, not twice its text. */
+    Py_ssize_t added = 0;
+    for (Py_ssize_t start = 0; start < n;) {
+        Py_ssize_t end = start;
+        while (end < n && s[end] != '\n') end++;
+        if (2 * (end - start) > FLAT_LINE && stripped_weight(s, start, end) > FLAT_LINE) {
+            for (Py_ssize_t i = start, piece = start; i < end;) {
+                Py_ssize_t kept, next = flat_end(s, i, end, &kept);
+                if (next == 0) {
+                    i++;
+                    continue;
+                }
+                if (next < end && weight(s + piece, kept - piece) >= FLAT_PIECE) {
+                    added += next == kept;
+                    piece = next;
+                }
+                i = next;
+            }
+        }
+        start = end + 1;
+    }
+    Py_UCS4 *out = PyMem_RawMalloc((size_t)(n + added + 1) * sizeof(Py_UCS4));
+    if (out == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t w = 0;
+    for (Py_ssize_t start = 0; start <= n;) {
+        Py_ssize_t end = start;
+        while (end < n && s[end] != '\n') end++;
+        if (2 * (end - start) > FLAT_LINE && stripped_weight(s, start, end) > FLAT_LINE) {
+            for (Py_ssize_t i = start, piece = start; i < end;) {
+                Py_ssize_t kept, next = flat_end(s, i, end, &kept);
+                if (next == 0 || next == end || weight(s + piece, kept - piece) < FLAT_PIECE) {
+                    /* no end here, one at the line's end, or a piece too light to be a line: it goes on */
+                    Py_ssize_t to = next == 0 ? i + 1 : next;
+                    while (i < to) out[w++] = s[i++];
+                    continue;
+                }
+                while (i < kept) out[w++] = s[i++];
+                out[w++] = '\n';
+                i = piece = next;
+            }
+        } else {
+            memcpy(out + w, s + start, (size_t)(end - start) * sizeof(Py_UCS4));
+            w += end - start;
+        }
+        if (end < n) out[w++] = '\n';
+        start = end + 1;
+    }
+    PyMem_RawFree(s);
+    *buf = out;
+    *len = w;
+    *capacity = n + added + 1;
+    return 0;
+}
+
 /* drop_chrome in place; -1 (MemoryError set) when out of memory. */
 static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len) {
     Py_ssize_t n = *len, r = 0, w = 0, count = 0, capacity = 0;

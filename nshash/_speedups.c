@@ -217,6 +217,7 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
         for (Py_ssize_t i = 0; i < n; i++) s[i] = fold_char(s[i]);
         n = fold_phrases(s, n);
     }
+    if (restore_lines(&s, &n, &capacity) < 0) goto done;
     if (o.chrome && drop_chrome(s, &n) < 0) goto done;
     if (line_keys(s, n, &buf, &lkeys, &lgrams, &keyed) < 0) goto done;
     /* Features.line_ends: where each keyed line ends in the whole text, filled by split_pieces. */

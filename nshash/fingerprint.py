@@ -15,6 +15,7 @@ from typing import NamedTuple
 from nshash._accel import speedups
 from nshash.fold import fold_chars
 from nshash.hashing import HashFunc, farmhash64
+from nshash.linebreaks import restore_lines
 from nshash.options import Options
 from nshash.sketch import GRAM, Sketch, sketch
 from nshash.text import (
@@ -121,12 +122,13 @@ class Fingerprinter:
         return self._c_args if speedups is not None else None
 
     def clean(self, text: str) -> str:
-        """The page's text as it is split: markup, chrome and wrapping removed, folded."""
+        """The page's text as it is split: markup, chrome and wrapping removed, folded, lost line breaks restored."""
         opts = self.options
         if opts.normalize:
             text = strip_html(text)
         if opts.fold:  # before the chrome is judged: a line typed in full-width letters is the same line
             text = fold_chars(text)
+        text = restore_lines(text)
         if opts.chrome:
             text = drop_chrome(text)
         return text

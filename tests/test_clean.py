@@ -14,6 +14,7 @@ import nshash
 import nshash.fold
 from nshash.fingerprint import Fingerprinter
 from nshash.fold import fold_chars
+from nshash.linebreaks import FLAT_LINE, restore_lines
 from nshash.members import Member, from_entries, to_entries
 from nshash.options import OPTION_NAMES, Options
 from nshash.sketch import (
@@ -92,6 +93,34 @@ def test_paragraphs_joined_into_one_line_are_not_a_link_title() -> None:
     assert drop_chrome("\n".join(["标题", "网站的声明到此结束。", zh, *footer])).split("\n")[2:] == [zh]
     fingerprinter = Fingerprinter(Options())
     page = "\n".join(lines)
+    assert fingerprinter.features(page) == fingerprinter.features_python(page)  # the C's, when it is built
+
+
+def test_long_lines_are_broken_after_their_sentence_ends() -> None:
+    sentences = [f"Sentence {i} of a page that lost its line breaks goes on a while." for i in range(12)]
+    quoted = 'He said "it ends here." Then it went on, for pi is 3.14 and e.g.this stays.'
+    line = " ".join([*sentences, quoted])
+    assert len(line) > FLAT_LINE
+    lines = restore_lines(line).split("\n")
+    assert lines[:12] == sentences
+    assert lines[12:] == ['He said "it ends here."', "Then it went on, for pi is 3.14 and e.g.this stays."]
+    zh = "".join(f"第{i}句话说了一件很长很长的事情，而且还在继续说下去。" for i in range(10))
+    zh += "「引用的话结束了。」然后呢？！没有了"
+    # "然后呢？！" weighs less than FLAT_PIECE: it stays with what follows.
+    assert restore_lines(zh).split("\n")[-2:] == ["「引用的话结束了。」", "然后呢？！没有了"]
+    # Lines at most FLAT_LINE (CJK characters count twice) are left as they are, whatever the page.
+    short = " ".join(sentences[:4])
+    assert restore_lines(short) == short and restore_lines(f"{short}\n{line}").startswith(short + "\n")
+    assert restore_lines(zh[: FLAT_LINE // 2]) == zh[: FLAT_LINE // 2]
+
+
+_FLAT_PIECE = st.text(alphabet=st.sampled_from("ab 中文。！？.!?\"'”’」』）)\u3000\r\t"), min_size=4, max_size=24)
+
+
+@given(st.lists(st.lists(_FLAT_PIECE, max_size=6), max_size=4))
+def test_restore_lines_in_c_is_the_python(lines: list[list[str]]) -> None:
+    fingerprinter = Fingerprinter(Options())
+    page = "\n".join(" ".join(piece * 12 for piece in line) for line in lines)  # lines over FLAT_LINE too
     assert fingerprinter.features(page) == fingerprinter.features_python(page)  # the C's, when it is built
 
 
@@ -218,8 +247,9 @@ def test_a_page_without_usable_sentences_takes_memory_in_proportion(unit: str) -
     nsh.get_similar(doc)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    # 1.0 peaked at ~62 bytes a character on such pages.
-    assert peak < 16 * len(doc)
+    # 1.0 peaked at ~62 bytes a character on such pages.  "a。" is one line over text.FLAT_LINE,
+    # broken into 250,000 lines, each with its key, size and end (26 bytes a character).
+    assert peak < 32 * len(doc)
 
 
 def test_full_width_lines_are_judged_as_chrome_as_their_ascii_forms() -> None:

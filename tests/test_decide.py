@@ -1563,3 +1563,44 @@ def test_the_unframed_bound_needs_lines_seen_elsewhere_to_be_most_but_not_all_of
     assert expected < 1.0 and unframed_score(body, page, other, known) == expected
     # Nearly all of the smaller text: its content, seen in another cluster too, not its frame.
     assert unframed_score(body, page, other, int((1 - UNFRAMED_OWN) * smaller) + 1) == 1.0
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_site_whose_pages_lost_their_line_breaks_keeps_its_articles_apart(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """text.restore_lines: on pages collapsed into one line, the site's notices are found as lines again.
+
+    Each page of the site is its title, menu, article and long notices,
+    joined by spaces (a dataset that removed line breaks).  The notices are
+    most of each page: joined, the site's articles "contained" one another.
+    Two articles stay apart; a copy of the first (another title, a line of
+    its own) joins it.
+    """
+    from nshash.stores.memory import HashDBMemory
+
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+
+    def run() -> list[nshash.Match]:
+        rng = random.Random(8)
+        notices = [paragraph(rng, 3) for _ in range(5)]
+        first, second = [paragraph(rng, 4), paragraph(rng, 3)], [paragraph(rng, 4), paragraph(rng, 3)]
+
+        def flat(title: str, article: list[str]) -> str:
+            return " ".join([title, "Site | Home | News | Tech | About", *article, *notices])
+
+        nsh = nshash.NSHash()
+        a, b = nsh.add(flat("The first story", first)), nsh.add(flat("The second story", second))
+        copy = nsh.add("\n".join(["Reprinted: the first story", *first, "Shared from Elsewhere."]))
+        return [a, b, copy]
+
+    a, b, copy = run()
+    assert a.is_new and b.is_new and a.similar_id != b.similar_id
+    assert not copy.is_new and copy.similar_id == a.similar_id
+    if not native:  # with the lines left joined (features in Python), the site's articles join
+        monkeypatch.setattr(nshash.fingerprint, "restore_lines", lambda text: text)
+        fingerprinter = nshash.fingerprint.Fingerprinter
+        monkeypatch.setattr(fingerprinter, "features", fingerprinter.features_python)
+        a, b, _ = run()
+        assert not b.is_new and b.similar_id == a.similar_id

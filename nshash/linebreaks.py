@@ -1,0 +1,67 @@
+"""Line breaks a page lost, restored: its long lines broken after each sentence end."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from nshash.text import _LINE_RE, _weight
+
+#: A line heavier than this (CJK characters count twice) is broken after each sentence end
+#: (:func:`restore_lines`): a paragraph is rarely that long, a page whose line breaks were lost is.
+FLAT_LINE: Final = 450
+#: A break leaves lines at least this heavy: shorter sentences stay with the next one (a line of
+#: a million "a。" is not a million lines, each with its keys).
+FLAT_PIECE: Final = 20
+# A sentence end and the closing quotes or brackets after it: CJK ends anywhere, Latin ones
+# before whitespace (not "3.14" or "e.g.x"); the whitespace after either becomes the break.
+_FLAT_CJK_ENDS: Final = "。！？"
+_FLAT_CJK_CLOSERS: Final = "”’」』）)"
+_FLAT_LATIN_ENDS: Final = ".!?"
+_FLAT_LATIN_CLOSERS: Final = "\"'”’)"
+_FLAT_END_RE: Final = re.compile(
+    f"([{_FLAT_CJK_ENDS}]+[{_FLAT_CJK_CLOSERS}]*|[{re.escape(_FLAT_LATIN_ENDS)}]+[{_FLAT_LATIN_CLOSERS}]*(?=\\s))\\s*"
+)
+
+
+def restore_lines(text: str) -> str:
+    """``text`` with its lines over :data:`FLAT_LINE` broken after each sentence end (:data:`FLAT_PIECE`).
+
+    Headers, footers and notices are found line by line (:func:`~nshash.text.drop_chrome`,
+    :mod:`nshash.frame`).  On pages whose line breaks an extractor or a
+    dataset's cleaning had removed, a site's notices were most of every
+    article's text, and a site's articles joined one another.  Whether a line
+    is broken depends on that line alone, so a line two pages share is
+    broken the same way on both: a rule by page (breaking the long lines of
+    pages whose longest line held a quarter of the page) split a site's
+    shared lines on some of its pages only, and one synthetic file's
+    precision fell to 0.02.
+
+    >>> restore_lines("Title " + "A sentence that goes on. " * 20)[:56]
+    'Title A sentence that goes on.\\nA sentence that goes on.\\n'
+    """
+    if 2 * len(text) <= FLAT_LINE:
+        return text  # no line can weigh more
+    spans = [
+        match.span()
+        for match in _LINE_RE.finditer(text)
+        if 2 * len(match.group()) > FLAT_LINE and _weight(match.group().strip()) > FLAT_LINE
+    ]
+    if not spans:
+        return text
+    # Slices of the text joined once: a line of a million short sentences is a few thousand pieces.
+    out: list[str] = []
+    at = 0
+    for start, end in spans:
+        out.append(text[at:start])
+        for match in _FLAT_END_RE.finditer(text, start, end):
+            # A break at the line's end would add nothing but an empty line.
+            if match.end() < end and _weight(text[start : match.end(1)]) >= FLAT_PIECE:
+                out += (text[start : match.end(1)], "\n")
+                start = match.end()
+        out.append(text[start:end])
+        at = end
+    if len(out) == 2 * len(spans):
+        return text  # no break: the page as it came, not a copy
+    out.append(text[at:])
+    return "".join(out)
