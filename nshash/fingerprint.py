@@ -128,9 +128,11 @@ class Fingerprinter:
             text = strip_html(text)
         if opts.fold:  # before the chrome is judged: a line typed in full-width letters is the same line
             text = fold_chars(text)
+        # Before the chrome is judged (a joined page's menus and link lists are lines again) and
+        # after wrapped lines are joined (a paragraph is broken the same way, wrapped or not).
         text = restore_lines(text)
         if opts.chrome:
-            text = drop_chrome(text)
+            text = restore_lines(drop_chrome(text))
         return text
 
     def pieces(self, text: str) -> list[str]:

@@ -15,7 +15,10 @@ FLAT_LINE: Final = 450
 FLAT_PIECE: Final = 20
 # A sentence end and the closing quotes or brackets after it: CJK ends anywhere, Latin ones
 # before whitespace (not "3.14" or "e.g.x"); the whitespace after either becomes the break.
-_FLAT_CJK_ENDS: Final = "。！？"
+# The CJK colon too: a joined page's "相关文章：" starts the list of other articles' titles its
+# footer ends in (every zh page joined: lowest file's precision 0.26 -> 0.82).  The Latin colon
+# was measured and left out: real pages' recall -0.3 points for joined en pages' +0.07 precision.
+_FLAT_CJK_ENDS: Final = "。！？："
 _FLAT_CJK_CLOSERS: Final = "”’」』）)"
 _FLAT_LATIN_ENDS: Final = ".!?"
 _FLAT_LATIN_CLOSERS: Final = "\"'”’)"

@@ -108,6 +108,9 @@ def test_long_lines_are_broken_after_their_sentence_ends() -> None:
     zh += "「引用的话结束了。」然后呢？！没有了"
     # "然后呢？！" weighs less than FLAT_PIECE: it stays with what follows.
     assert restore_lines(zh).split("\n")[-2:] == ["「引用的话结束了。」", "然后呢？！没有了"]
+    related = restore_lines(zh + "。分享到：微信 微博 相关文章：第一篇文章的标题 第二篇文章的标题").split("\n")
+    assert related[-2:] == ["微信 微博 相关文章：", "第一篇文章的标题 第二篇文章的标题"]
+    assert restore_lines(line + " You may also like: titles").endswith("stays.\nYou may also like: titles")
     # Lines at most FLAT_LINE (CJK characters count twice) are left as they are, whatever the page.
     short = " ".join(sentences[:4])
     assert restore_lines(short) == short and restore_lines(f"{short}\n{line}").startswith(short + "\n")
