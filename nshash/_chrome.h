@@ -149,6 +149,22 @@ static int grow_sizes(line_sizes *lines, Py_ssize_t capacity) {
     return 0;
 }
 
+/* linebreaks.unify_breaks in place: "\r\n", "\r" and the other breaks str.splitlines knows made '\n'. */
+static void unify_breaks(Py_UCS4 *s, Py_ssize_t *len) {
+    Py_ssize_t n = *len, w = 0;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        Py_UCS4 c = s[r];
+        if (c == '\r') {
+            if (r + 1 < n && s[r + 1] == '\n') r++;
+            c = '\n';
+        } else if (c == 0x0B || c == 0x0C || (c >= 0x1C && c <= 0x1E) || c == 0x85 || c == 0x2028 || c == 0x2029) {
+            c = '\n';
+        }
+        s[w++] = c;
+    }
+    *len = w;
+}
+
 /* s[start:end] stripped (Py_UNICODE_ISSPACE, as str.strip): its weight. */
 static Py_ssize_t stripped_weight(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end) {
     while (start < end && Py_UNICODE_ISSPACE(s[start])) start++;

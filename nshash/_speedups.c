@@ -199,6 +199,7 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (s == NULL) return PyErr_NoMemory();
     if (PyUnicode_AsUCS4(text, s, n + 1, 0) == NULL) goto done;
     /* Fingerprinter.clean */
+    unify_breaks(s, &n);
     /* Below U+0100 nothing folds and no phrase starts a match (each holds a CJK character): a Latin-1 page
      * skips both passes, unless an entity unescaped brought in a wider character. */
     int wide = PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND;

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from nshash._accel import speedups
 from nshash.fold import fold_chars
 from nshash.hashing import HashFunc, farmhash64
-from nshash.linebreaks import restore_lines
+from nshash.linebreaks import restore_lines, unify_breaks
 from nshash.options import Options
 from nshash.sketch import GRAM, Sketch, sketch
 from nshash.text import (
@@ -124,6 +124,7 @@ class Fingerprinter:
     def clean(self, text: str) -> str:
         """The page's text as it is split: markup, chrome and wrapping removed, folded, lost line breaks restored."""
         opts = self.options
+        text = unify_breaks(text)
         if opts.normalize:
             text = strip_html(text)
         if opts.fold:  # before the chrome is judged: a line typed in full-width letters is the same line

@@ -117,7 +117,18 @@ def test_long_lines_are_broken_after_their_sentence_ends() -> None:
     assert restore_lines(zh[: FLAT_LINE // 2]) == zh[: FLAT_LINE // 2]
 
 
-_FLAT_PIECE = st.text(alphabet=st.sampled_from("ab 中文。！？.!?\"'”’」』）)\u3000\r\t"), min_size=4, max_size=24)
+@pytest.mark.parametrize("newline", ["\r", "\r\n", "\u2028", "\x85"], ids=["cr", "crlf", "u2028", "nel"])
+def test_every_line_break_is_a_line_break(newline: str) -> None:
+    # Pages whose lines end in "\r" alone or U+2028 were one line to the chrome and frame rules.
+    lines = ["A title", "Home | News | Tech | About", "An article sentence that goes on a while. " * 3, "© Site"]
+    fingerprinter = Fingerprinter(Options())
+    page = "\n".join(lines)
+    assert fingerprinter.features(page.replace("\n", newline)) == fingerprinter.features(page)
+    assert fingerprinter.features_python(page.replace("\n", newline)) == fingerprinter.features_python(page)
+
+
+_FLAT_CHARS = "ab 中文。！？：.!?:\"'”’」』）)\u3000\r\n\t\u2028\x85"
+_FLAT_PIECE = st.text(alphabet=st.sampled_from(_FLAT_CHARS), min_size=4, max_size=24)
 
 
 @given(st.lists(st.lists(_FLAT_PIECE, max_size=6), max_size=4))
