@@ -150,14 +150,18 @@ static int grow_sizes(line_sizes *lines, Py_ssize_t capacity) {
 }
 
 /* linebreaks.unify_breaks in place: "\r\n", "\r" and the other breaks str.splitlines knows made '\n'. */
+static inline int other_break(Py_UCS4 c) {
+    return c == '\r' || c == 0x0B || c == 0x0C || (c >= 0x1C && c <= 0x1E) || c == 0x85 || c == 0x2028 || c == 0x2029;
+}
+
 static void unify_breaks(Py_UCS4 *s, Py_ssize_t *len) {
-    Py_ssize_t n = *len, w = 0;
-    for (Py_ssize_t r = 0; r < n; r++) {
+    Py_ssize_t n = *len, r = 0;
+    while (r < n && !other_break(s[r])) r++; /* most pages have none: read, never written */
+    Py_ssize_t w = r;
+    for (; r < n; r++) {
         Py_UCS4 c = s[r];
-        if (c == '\r') {
-            if (r + 1 < n && s[r + 1] == '\n') r++;
-            c = '\n';
-        } else if (c == 0x0B || c == 0x0C || (c >= 0x1C && c <= 0x1E) || c == 0x85 || c == 0x2028 || c == 0x2029) {
+        if (other_break(c)) {
+            if (c == '\r' && r + 1 < n && s[r + 1] == '\n') r++;
             c = '\n';
         }
         s[w++] = c;
@@ -165,16 +169,19 @@ static void unify_breaks(Py_UCS4 *s, Py_ssize_t *len) {
     *len = w;
 }
 
-/* s[start:end] stripped (Py_UNICODE_ISSPACE, as str.strip): its weight. */
-static Py_ssize_t stripped_weight(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end) {
+/* Whether s[start:end] stripped (Py_UNICODE_ISSPACE, as str.strip) weighs over FLAT_LINE. */
+static int heavy(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end) {
+    if (2 * (end - start) <= FLAT_LINE) return 0; /* a CJK character weighs 2 */
     while (start < end && Py_UNICODE_ISSPACE(s[start])) start++;
     while (end > start && Py_UNICODE_ISSPACE(s[end - 1])) end--;
-    return weight(s + start, end - start);
+    if (end - start > FLAT_LINE) return 1; /* every character weighs 1 or more */
+    return 2 * (end - start) > FLAT_LINE && weight(s + start, end - start) > FLAT_LINE;
 }
 
 /* Where linebreaks._FLAT_END_RE's match at s[i] (line ending at end) ends, the whitespace after it included; 0: none. */
 static Py_ssize_t flat_end(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t *kept) {
     Py_ssize_t j = i;
+    if (!(char_class(s[i]) & C_FLAT_END)) return 0; /* one lookup for nearly every character */
     if (in_list(flat_cjk_ends, N_FLAT_CJK_ENDS, s[i])) {
         while (j < end && in_list(flat_cjk_ends, N_FLAT_CJK_ENDS, s[j])) j++;
         while (j < end && in_list(flat_cjk_closers, N_FLAT_CJK_CLOSERS, s[j])) j++;
@@ -190,71 +197,54 @@ static Py_ssize_t flat_end(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, Py_ss
     return j;
 }
 
+/* s[start:end] written to out at *w, broken after its sentence ends that close a piece of FLAT_PIECE or more. */
+static void break_line(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end, Py_UCS4 *out, Py_ssize_t *w) {
+    Py_ssize_t o = *w;
+    for (Py_ssize_t i = start, piece = start; i < end;) {
+        Py_ssize_t kept, next = flat_end(s, i, end, &kept);
+        if (next == 0 || next == end || weight(s + piece, kept - piece) < FLAT_PIECE) {
+            /* no end here, one at the line's end, or a piece too light to be a line: it goes on */
+            Py_ssize_t to = next == 0 ? i + 1 : next;
+            while (i < to) out[o++] = s[i++];
+            continue;
+        }
+        while (i < kept) out[o++] = s[i++];
+        out[o++] = '\n';
+        i = piece = next;
+    }
+    *w = o;
+}
+
 /*
  * linebreaks.restore_lines: each line over FLAT_LINE broken after its sentence ends that end a
- * piece of FLAT_PIECE or more
- * (the whitespace after one becomes the '\n').  Grows the buffer of *capacity
- * code points when it must; -1 (MemoryError set) when out of memory.
+ * piece of FLAT_PIECE or more (the whitespace after one becomes the '\n').  A piece is 10 code
+ * points or more (FLAT_PIECE is 20 and a code point weighs at most 2), so the text grows by at
+ * most a tenth: one buffer of that size, no counting pass.  -1 (MemoryError set) when out of memory.
  */
 static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
     Py_UCS4 *s = *buf;
-    Py_ssize_t n = *len, longest = 0;
-    if (2 * n <= FLAT_LINE) return 0; /* no line can weigh more (a CJK character weighs 2) */
-    for (Py_ssize_t start = 0; start < n && longest <= FLAT_LINE;) {
+    Py_ssize_t n = *len, first = -1;
+    if (2 * n <= FLAT_LINE) return 0; /* no line can weigh more */
+    for (Py_ssize_t start = 0; start < n && first < 0;) {
         Py_ssize_t end = start;
         while (end < n && s[end] != '\n') end++;
-        /* A line of at most FLAT_LINE / 2 code points weighs at most FLAT_LINE. */
-        if (2 * (end - start) > FLAT_LINE) {
-            Py_ssize_t w = stripped_weight(s, start, end);
-            if (w > longest) longest = w;
-        }
+        if (heavy(s, start, end)) first = start;
         start = end + 1;
     }
-    if (longest <= FLAT_LINE) return 0;
-    /* A break where no whitespace follows the end adds a code point: counted first, so a page of
-     * a million short sentences holds its text and the breaks, not twice its text. */
-    Py_ssize_t added = 0;
-    for (Py_ssize_t start = 0; start < n;) {
-        Py_ssize_t end = start;
-        while (end < n && s[end] != '\n') end++;
-        if (2 * (end - start) > FLAT_LINE && stripped_weight(s, start, end) > FLAT_LINE) {
-            for (Py_ssize_t i = start, piece = start; i < end;) {
-                Py_ssize_t kept, next = flat_end(s, i, end, &kept);
-                if (next == 0) {
-                    i++;
-                    continue;
-                }
-                if (next < end && weight(s + piece, kept - piece) >= FLAT_PIECE) {
-                    added += next == kept;
-                    piece = next;
-                }
-                i = next;
-            }
-        }
-        start = end + 1;
-    }
-    Py_UCS4 *out = PyMem_RawMalloc((size_t)(n + added + 1) * sizeof(Py_UCS4));
+    if (first < 0) return 0;
+    Py_ssize_t size = n + n / (FLAT_PIECE / 2) + 2;
+    Py_UCS4 *out = PyMem_RawMalloc((size_t)size * sizeof(Py_UCS4));
     if (out == NULL) {
         PyErr_NoMemory();
         return -1;
     }
-    Py_ssize_t w = 0;
-    for (Py_ssize_t start = 0; start <= n;) {
+    memcpy(out, s, (size_t)first * sizeof(Py_UCS4));
+    Py_ssize_t w = first;
+    for (Py_ssize_t start = first; start <= n;) {
         Py_ssize_t end = start;
         while (end < n && s[end] != '\n') end++;
-        if (2 * (end - start) > FLAT_LINE && stripped_weight(s, start, end) > FLAT_LINE) {
-            for (Py_ssize_t i = start, piece = start; i < end;) {
-                Py_ssize_t kept, next = flat_end(s, i, end, &kept);
-                if (next == 0 || next == end || weight(s + piece, kept - piece) < FLAT_PIECE) {
-                    /* no end here, one at the line's end, or a piece too light to be a line: it goes on */
-                    Py_ssize_t to = next == 0 ? i + 1 : next;
-                    while (i < to) out[w++] = s[i++];
-                    continue;
-                }
-                while (i < kept) out[w++] = s[i++];
-                out[w++] = '\n';
-                i = piece = next;
-            }
+        if (heavy(s, start, end)) {
+            break_line(s, start, end, out, &w);
         } else {
             memcpy(out + w, s + start, (size_t)(end - start) * sizeof(Py_UCS4));
             w += end - start;
@@ -265,12 +255,12 @@ static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
     PyMem_RawFree(s);
     *buf = out;
     *len = w;
-    *capacity = n + added + 1;
+    *capacity = size;
     return 0;
 }
 
-/* drop_chrome in place; -1 (MemoryError set) when out of memory. */
-static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len) {
+/* drop_chrome in place; -1 (MemoryError set) when out of memory.  *joined: whether a wrapped line was joined. */
+static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len, int *joined) {
     Py_ssize_t n = *len, r = 0, w = 0, count = 0, capacity = 0;
     line_sizes lines = {NULL, NULL, NULL};
     unsigned char *keep = NULL;
@@ -287,6 +277,7 @@ static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len) {
         chrome_line next = {a, b - a, weight(s + a, b - a), 0, 0, 0};
         next.seps = count_separators(s, a, 0, b, &next);
         if (count > 0 && continues(s, &last, &next)) {
+            *joined = 1;
             s[w++] = ' '; /* w is at most the '\n' before this line: nothing unread is overwritten */
             memmove(s + w, s + a, (size_t)(b - a) * sizeof(Py_UCS4));
             w += b - a;

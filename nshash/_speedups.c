@@ -221,7 +221,8 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     /* Before the chrome is judged (a joined page's menus and link lists are lines again) and after
      * wrapped lines are joined (a paragraph is broken the same way, wrapped or not). */
     if (restore_lines(&s, &n, &capacity) < 0) goto done;
-    if (o.chrome && (drop_chrome(s, &n) < 0 || restore_lines(&s, &n, &capacity) < 0)) goto done;
+    int joined = 0; /* only a joined line can be a new long one: restore_lines again only then */
+    if (o.chrome && (drop_chrome(s, &n, &joined) < 0 || (joined && restore_lines(&s, &n, &capacity) < 0))) goto done;
     if (line_keys(s, n, &buf, &lkeys, &lgrams, &keyed) < 0) goto done;
     /* Features.line_ends: where each keyed line ends in the whole text, filled by split_pieces. */
     Py_ssize_t keyed_count = PyObject_Length(lkeys);

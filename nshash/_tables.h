@@ -24,6 +24,7 @@ enum {
     C_CJK = 256, /* text.CJK_RANGES: is_cjk is a lookup, not a test of every range (a fifth of drop_chrome) */
     C_PHRASE = 512,   /* the first character of a fold.phrase_table phrase of 2+ characters (nshash/_fold.h) */
     C_PHRASE1 = 1024, /* ... of a one-character phrase */
+    C_FLAT_END = 2048, /* a sentence end linebreaks.restore_lines breaks after (CJK or Latin) */
 };
 static uint16_t bmp_class[0x10000];
 
@@ -91,6 +92,8 @@ static int init_tables(void) {
     mark(delims_default_single, N_DELIMS_DEFAULT_SINGLE, C_DELIM);
     mark(delims_design_single, N_DELIMS_DESIGN_SINGLE, C_DELIM << 1);
     mark(delims_original_single, N_DELIMS_ORIGINAL_SINGLE, C_DELIM << 2);
+    mark(flat_cjk_ends, N_FLAT_CJK_ENDS, C_FLAT_END);
+    mark(flat_latin_ends, N_FLAT_LATIN_ENDS, C_FLAT_END);
     for (int i = 0; i < N_CJK_RANGES; i++)
         for (Py_UCS4 c = cjk_ranges[i][0]; c <= cjk_ranges[i][1] && c < 0x10000; c++) bmp_class[c] |= C_CJK;
     for (int i = 0; i < N_PHRASES; i++) {

@@ -1,0 +1,164 @@
+"""How each method holds up when a whole corpus arrives in another shape.
+
+    python benchmarks/run_robustness.py                      # writes results/robustness.{md,json}
+    python benchmarks/run_robustness.py --data benchmarks/data /tmp/corpus4711 --methods nshash original
+
+Every page of every corpus file is transformed the same way (line ends,
+markup, every line of a page joined by spaces, or only the pages of some
+sites joined), then each method runs on the file as ``run_quality.py`` does.
+``run_variants.py`` asks whether one text typed another way finds its source;
+here the question is what a corpus of such pages does to precision: a site's
+pages that lost their line breaks had nothing left to tell their shared notices
+from their articles by.  Means over the files of each language, and the lowest
+precision of a file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import zlib
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from metrics import evaluate
+from peers import Method, Unavailable, build_methods
+from run_quality import environment, markdown_table, split_name, write_report
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_METHODS = ("nshash", "original", "rensa-lsh")
+_BREAKS = re.compile(r"\s*\n\s*")
+#: The share of sites (by a hash of the site's name) whose pages are joined in "some sites joined".
+SITE_SHARE = 0.3
+
+
+def _joined(text: str) -> str:
+    return _BREAKS.sub(" ", text)
+
+
+def _html_one_line(text: str) -> str:
+    return "<html><body>" + "".join(f"<p>{line}</p>" for line in text.split("\n")) + "</body></html>"
+
+
+def _site_joined(text: str, site: str) -> str:
+    return _joined(text) if zlib.crc32(site.encode("utf-8")) % 100 < 100 * SITE_SHARE else text
+
+
+#: Name -> how a page (and its site's name) is transformed.
+TRANSFORMS: dict[str, Callable[[str, str], str]] = {
+    "as generated": lambda text, site: text,
+    "CRLF line ends": lambda text, site: text.replace("\n", "\r\n"),
+    "CR line ends": lambda text, site: text.replace("\n", "\r"),
+    "U+2028 line ends": lambda text, site: text.replace("\n", "\u2028"),
+    "blank line between lines": lambda text, site: text.replace("\n", "\n\n"),
+    "HTML paragraphs on one line": lambda text, site: _html_one_line(text),
+    "no-break space after periods": lambda text, site: text.replace(". ", ".\xa0"),
+    "every page's lines joined": lambda text, site: _joined(text),
+    f"{SITE_SHARE:.0%} of the sites' lines joined": _site_joined,
+}
+
+
+def load_pages(path: Path) -> tuple[list[str], list[str], list[str]]:
+    """``(texts, labels, sites)`` of a corpus file in ``id`` (arrival) order."""
+    records = []
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                rec = json.loads(line)
+                records.append((int(rec["id"]), str(rec["label"]), rec["text"], str(rec.get("site", ""))))
+    records.sort()
+    return [r[2] for r in records], [r[1] for r in records], [r[3] for r in records]
+
+
+def corpus_files(dirs: Sequence[Path]) -> list[Path]:
+    """The ``*.jsonl`` files of ``dirs``.
+
+    Raises:
+        FileNotFoundError: if a directory holds none.
+    """
+    files = []
+    for data in dirs:
+        found = sorted(data.glob("*.jsonl"))
+        if not found:
+            raise FileNotFoundError(f"no *.jsonl in {data}; run python benchmarks/make_corpus.py --out {data}")
+        files += found
+    return files
+
+
+def language(path: Path) -> str:
+    """``zh``, ``en`` or ``zh-t2s`` (the traditional-Chinese file has its own column)."""
+    lang, split = split_name(path)
+    return f"{lang}-{split}" if split == "t2s" else lang
+
+
+def summary(scores: list[dict[str, float]]) -> str:
+    """``P (lowest) / R / F1``: means over files, and the lowest file's precision."""
+    p = statistics.mean(s["precision"] for s in scores)
+    low = min(s["precision"] for s in scores)
+    r = statistics.mean(s["recall"] for s in scores)
+    f1 = statistics.mean(s["f1"] for s in scores)
+    return f"{p:.3f} ({low:.3f}) / {r:.3f} / {f1:.3f}"
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, nargs="+", default=[HERE / "data"], help="corpus directories")
+    ap.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS), help="method names")
+    ap.add_argument("--transforms", nargs="+", choices=list(TRANSFORMS), default=list(TRANSFORMS))
+    ap.add_argument("--out", type=Path, default=HERE / "results", help="results directory")
+    return ap.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        methods: list[Method] = build_methods(args.methods)
+        files = corpus_files(args.data)
+    except (ValueError, FileNotFoundError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    corpora = [(path, language(path), *load_pages(path)) for path in files]
+    langs = sorted({lang for _, lang, *_ in corpora}, key=lambda lang: (lang != "en", lang))
+    results: list[dict[str, Any]] = []
+    skipped: dict[str, str] = {}
+    rows = []
+    for name in args.transforms:
+        transform = TRANSFORMS[name]
+        for method in methods:
+            if method.name in skipped:
+                continue
+            by_lang: dict[str, list[dict[str, float]]] = defaultdict(list)
+            try:
+                for path, lang, texts, labels, sites in corpora:
+                    pred = method.fit_labels([transform(text, site) for text, site in zip(texts, sites)])
+                    scores = evaluate(labels, pred).as_dict()
+                    by_lang[lang].append(scores)
+                    results.append({"transform": name, "method": method.name, "file": str(path), **scores})
+            except Unavailable as e:
+                skipped[method.name] = str(e)
+                continue
+            rows.append([name, method.name, *(summary(by_lang[lang]) for lang in langs)])
+            print(" | ".join(rows[-1]), file=sys.stderr)
+    env = environment()
+    command = "python benchmarks/run_robustness.py " + " ".join(sys.argv[1:])
+    md = [
+        "# How the text arrives",
+        "",
+        f"Generated by `{command.strip()}` on {env['date']} (Python {env['python']}, {env['machine']}, "
+        f"commit {env['commit']}), {len(files)} corpus files. Each cell: mean precision over the "
+        "language's files (the lowest file's) / mean recall / mean F1.",
+        "",
+        markdown_table(["transform", "method", *(f"{lang} P (lowest) / R / F1" for lang in langs)], rows),
+    ]
+    print("\n".join(md))
+    write_report(args.out, "robustness", md, skipped, {"environment": env, "results": results})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""benchmarks/run_robustness.py: the transforms do what they say, and the summary counts right."""
+
+from __future__ import annotations
+
+import sys
+import zlib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+from run_robustness import SITE_SHARE, TRANSFORMS, summary
+
+PAGE = "A title\nHome | News\nThe article says things. It goes on.\n© Site"
+
+
+def test_every_transform_but_the_first_changes_a_page_and_keeps_its_words() -> None:
+    joined_site = next(s for s in ("a", "b", "c", "d", "e") if zlib.crc32(s.encode()) % 100 < 100 * SITE_SHARE)
+    for name, transform in list(TRANSFORMS.items())[1:]:
+        out = transform(PAGE, joined_site)
+        assert out != PAGE, name
+        assert all(word in out for word in ("title", "Home", "things", "Site")), name
+    assert "\n" not in TRANSFORMS["every page's lines joined"](PAGE, "")
+
+
+def test_only_some_sites_are_joined() -> None:
+    transform = list(TRANSFORMS.values())[-1]
+    sites = [f"site {i}" for i in range(200)]
+    joined = sum(transform(PAGE, site) != PAGE for site in sites)
+    assert 0.15 * len(sites) < joined < 0.45 * len(sites)
+
+
+def test_summary_is_means_and_the_lowest_precision() -> None:
+    scores = [{"precision": 1.0, "recall": 0.5, "f1": 0.6}, {"precision": 0.5, "recall": 1.0, "f1": 0.8}]
+    assert summary(scores) == "0.750 (0.500) / 0.750 / 0.700"
