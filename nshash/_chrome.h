@@ -169,31 +169,24 @@ static void unify_breaks(Py_UCS4 *s, Py_ssize_t *len) {
     *len = w;
 }
 
-/* s[start:end] stripped (Py_UNICODE_ISSPACE, as str.strip): its weight when over FLAT_LINE, else 0. */
-static Py_ssize_t heavy(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end) {
+/* Whether s[start:end] stripped (Py_UNICODE_ISSPACE, as str.strip) weighs over FLAT_LINE. */
+static int heavy(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end) {
     if (2 * (end - start) <= FLAT_LINE) return 0; /* a CJK character weighs 2 */
     while (start < end && Py_UNICODE_ISSPACE(s[start])) start++;
     while (end > start && Py_UNICODE_ISSPACE(s[end - 1])) end--;
-    if (2 * (end - start) <= FLAT_LINE) return 0;
-    Py_ssize_t w = weight(s + start, end - start);
-    return w > FLAT_LINE ? w : 0;
+    if (end - start > FLAT_LINE) return 1; /* every character weighs 1 or more */
+    return 2 * (end - start) > FLAT_LINE && weight(s + start, end - start) > FLAT_LINE;
 }
 
 /* Where linebreaks._FLAT_END_RE's match at s[i] (line ending at end) ends, the whitespace after it included; 0: none. */
-static inline int latin_end(Py_UCS4 c, int colon) {
-    return in_list(flat_latin_ends, N_FLAT_LATIN_ENDS, c) || (colon && c == flat_colon[0]);
-}
-
-/* colon: the line is over FLAT_COLON_LINE, so a Latin colon ends a sentence too (_FLAT_END_COLON_RE). */
-static Py_ssize_t flat_end(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, int colon, Py_ssize_t *kept) {
+static Py_ssize_t flat_end(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t *kept) {
     Py_ssize_t j = i;
-    /* one lookup for nearly every character */
-    if (!(char_class(s[i]) & C_FLAT_END) && !(colon && s[i] == flat_colon[0])) return 0;
+    if (!(char_class(s[i]) & C_FLAT_END)) return 0; /* one lookup for nearly every character */
     if (in_list(flat_cjk_ends, N_FLAT_CJK_ENDS, s[i])) {
         while (j < end && in_list(flat_cjk_ends, N_FLAT_CJK_ENDS, s[j])) j++;
         while (j < end && in_list(flat_cjk_closers, N_FLAT_CJK_CLOSERS, s[j])) j++;
-    } else if (latin_end(s[i], colon)) {
-        while (j < end && latin_end(s[j], colon)) j++;
+    } else if (in_list(flat_latin_ends, N_FLAT_LATIN_ENDS, s[i])) {
+        while (j < end && in_list(flat_latin_ends, N_FLAT_LATIN_ENDS, s[j])) j++;
         while (j < end && in_list(flat_latin_closers, N_FLAT_LATIN_CLOSERS, s[j])) j++;
         if (j == end || !Py_UNICODE_ISSPACE(s[j])) return 0; /* no whitespace after it: a "3.14" */
     } else {
@@ -205,10 +198,10 @@ static Py_ssize_t flat_end(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, int c
 }
 
 /* s[start:end] written to out at *w, broken after its sentence ends that close a piece of FLAT_PIECE or more. */
-static void break_line(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end, int colon, Py_UCS4 *out, Py_ssize_t *w) {
+static void break_line(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end, Py_UCS4 *out, Py_ssize_t *w) {
     Py_ssize_t o = *w;
     for (Py_ssize_t i = start, piece = start; i < end;) {
-        Py_ssize_t kept, next = flat_end(s, i, end, colon, &kept);
+        Py_ssize_t kept, next = flat_end(s, i, end, &kept);
         if (next == 0 || next == end || weight(s + piece, kept - piece) < FLAT_PIECE) {
             /* no end here, one at the line's end, or a piece too light to be a line: it goes on */
             Py_ssize_t to = next == 0 ? i + 1 : next;
@@ -250,9 +243,8 @@ static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
     for (Py_ssize_t start = first; start <= n;) {
         Py_ssize_t end = start;
         while (end < n && s[end] != '\n') end++;
-        Py_ssize_t weighs = heavy(s, start, end);
-        if (weighs) {
-            break_line(s, start, end, weighs > FLAT_COLON_LINE, out, &w);
+        if (heavy(s, start, end)) {
+            break_line(s, start, end, out, &w);
         } else {
             memcpy(out + w, s + start, (size_t)(end - start) * sizeof(Py_UCS4));
             w += end - start;

@@ -27,22 +27,9 @@ _FLAT_CJK_ENDS: Final = "。！？："
 _FLAT_CJK_CLOSERS: Final = "”’」』）)"
 _FLAT_LATIN_ENDS: Final = ".!?"
 _FLAT_LATIN_CLOSERS: Final = "\"'”’)"
-#: A line heavier than this (a page joined into one line, not a long paragraph) is also broken
-#: after a Latin colon before whitespace: "You may also like: <titles>" then ends a line, and the
-#: titles, a line of the page's own, are stepped over below its site's footer.  Every en page
-#: joined: precision 0.776 -> 0.853 in the mean; real pages' recall 0.924 -> 0.928 (raw HTML ->
-#: full page 0.89 -> 0.90).  At FLAT_LINE it cost real pages 0.3 points of recall.
-FLAT_COLON_LINE: Final = 1000
-_FLAT_COLON: Final = ":"
-
-
-def _end_re(latin_ends: str) -> re.Pattern[str]:
-    latin = re.escape(latin_ends)
-    return re.compile(f"([{_FLAT_CJK_ENDS}]+[{_FLAT_CJK_CLOSERS}]*|[{latin}]+[{_FLAT_LATIN_CLOSERS}]*(?=\\s))\\s*")
-
-
-_FLAT_END_RE: Final = _end_re(_FLAT_LATIN_ENDS)
-_FLAT_END_COLON_RE: Final = _end_re(_FLAT_LATIN_ENDS + _FLAT_COLON)
+_FLAT_END_RE: Final = re.compile(
+    f"([{_FLAT_CJK_ENDS}]+[{_FLAT_CJK_CLOSERS}]*|[{re.escape(_FLAT_LATIN_ENDS)}]+[{_FLAT_LATIN_CLOSERS}]*(?=\\s))\\s*"
+)
 
 
 def unify_breaks(text: str) -> str:
@@ -73,19 +60,18 @@ def restore_lines(text: str) -> str:
     if 2 * len(text) <= FLAT_LINE:
         return text  # no line can weigh more
     spans = [
-        (*match.span(), weight)
+        match.span()
         for match in _LINE_RE.finditer(text)
-        if 2 * len(match.group()) > FLAT_LINE and (weight := _weight(match.group().strip())) > FLAT_LINE
+        if 2 * len(match.group()) > FLAT_LINE and _weight(match.group().strip()) > FLAT_LINE
     ]
     if not spans:
         return text
     # Slices of the text joined once: a line of a million short sentences is a few thousand pieces.
     out: list[str] = []
     at = 0
-    for start, end, weight in spans:
+    for start, end in spans:
         out.append(text[at:start])
-        ends = _FLAT_END_COLON_RE if weight > FLAT_COLON_LINE else _FLAT_END_RE
-        for match in ends.finditer(text, start, end):
+        for match in _FLAT_END_RE.finditer(text, start, end):
             # A break at the line's end would add nothing but an empty line.
             if match.end() < end and _weight(text[start : match.end(1)]) >= FLAT_PIECE:
                 out += (text[start : match.end(1)], "\n")
