@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -131,9 +132,12 @@ _FLAT_CHARS = "ab 中文。！？：.!?:\"'”’」』）)\u3000\r\n\t\u2028\x8
 _FLAT_PIECE = st.text(alphabet=st.sampled_from(_FLAT_CHARS), min_size=4, max_size=24)
 
 
+@pytest.mark.parametrize(
+    "options", [{}, {"chrome": False}, {"normalize": False}, {"split": "design", "fold": False}], ids=str
+)
 @given(st.lists(st.lists(_FLAT_PIECE, max_size=6), max_size=4))
-def test_restore_lines_in_c_is_the_python(lines: list[list[str]]) -> None:
-    fingerprinter = Fingerprinter(Options())
+def test_restore_lines_in_c_is_the_python(options: dict[str, Any], lines: list[list[str]]) -> None:
+    fingerprinter = Fingerprinter(Options(**options))
     page = "\n".join(" ".join(piece * 12 for piece in line) for line in lines)  # lines over FLAT_LINE too
     assert fingerprinter.features(page) == fingerprinter.features_python(page)  # the C's, when it is built
 
