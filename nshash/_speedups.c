@@ -40,6 +40,7 @@
 #include "_speedups_constants.h"
 #include "_chrome.h"
 #include "_fold.h"
+#include "_linebreaks.h"
 #include "_markup.h"
 #include "_sentences.h"
 #include "_verify.h"

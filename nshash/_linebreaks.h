@@ -1,0 +1,120 @@
+/*
+ * nshash/_linebreaks.h: nshash.linebreaks in C, on a code point buffer: every
+ * line break made '\n' (in place), and lines over FLAT_LINE broken after their
+ * sentence ends (into a new buffer).  Included by _speedups.c only.
+ */
+#ifndef NSHASH_LINEBREAKS_H
+#define NSHASH_LINEBREAKS_H
+#include "_chrome.h" /* weight */
+#include "_tables.h"
+
+/* linebreaks.unify_breaks in place: "\r\n", "\r" and the other breaks str.splitlines knows made '\n'. */
+static inline int other_break(Py_UCS4 c) {
+    return c == '\r' || c == 0x0B || c == 0x0C || (c >= 0x1C && c <= 0x1E) || c == 0x85 || c == 0x2028 || c == 0x2029;
+}
+
+static void unify_breaks(Py_UCS4 *s, Py_ssize_t *len) {
+    Py_ssize_t n = *len, r = 0;
+    while (r < n && !other_break(s[r])) r++; /* most pages have none: read, never written */
+    Py_ssize_t w = r;
+    for (; r < n; r++) {
+        Py_UCS4 c = s[r];
+        if (other_break(c)) {
+            if (c == '\r' && r + 1 < n && s[r + 1] == '\n') r++;
+            c = '\n';
+        }
+        s[w++] = c;
+    }
+    *len = w;
+}
+
+/* Whether s[start:end] stripped (Py_UNICODE_ISSPACE, as str.strip) weighs over FLAT_LINE. */
+static int heavy(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end) {
+    if (2 * (end - start) <= FLAT_LINE) return 0; /* a CJK character weighs 2 */
+    while (start < end && Py_UNICODE_ISSPACE(s[start])) start++;
+    while (end > start && Py_UNICODE_ISSPACE(s[end - 1])) end--;
+    if (end - start > FLAT_LINE) return 1; /* every character weighs 1 or more */
+    return 2 * (end - start) > FLAT_LINE && weight(s + start, end - start) > FLAT_LINE;
+}
+
+/* Where linebreaks._FLAT_END_RE's match at s[i] (line ending at end) ends, the whitespace after it included; 0: none. */
+static Py_ssize_t flat_end(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t *kept) {
+    Py_ssize_t j = i;
+    if (!(char_class(s[i]) & C_FLAT_END)) return 0; /* one lookup for nearly every character */
+    if (in_list(flat_cjk_ends, N_FLAT_CJK_ENDS, s[i])) {
+        while (j < end && in_list(flat_cjk_ends, N_FLAT_CJK_ENDS, s[j])) j++;
+        while (j < end && in_list(flat_cjk_closers, N_FLAT_CJK_CLOSERS, s[j])) j++;
+    } else if (in_list(flat_latin_ends, N_FLAT_LATIN_ENDS, s[i])) {
+        while (j < end && in_list(flat_latin_ends, N_FLAT_LATIN_ENDS, s[j])) j++;
+        while (j < end && in_list(flat_latin_closers, N_FLAT_LATIN_CLOSERS, s[j])) j++;
+        if (j == end || !Py_UNICODE_ISSPACE(s[j])) return 0; /* no whitespace after it: a "3.14" */
+    } else {
+        return 0;
+    }
+    *kept = j;
+    while (j < end && Py_UNICODE_ISSPACE(s[j])) j++;
+    return j;
+}
+
+/* s[start:end] written to out at *w, broken after its sentence ends that close a piece of FLAT_PIECE or more. */
+static void break_line(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end, Py_UCS4 *out, Py_ssize_t *w) {
+    Py_ssize_t o = *w;
+    for (Py_ssize_t i = start, piece = start; i < end;) {
+        Py_ssize_t kept, next = flat_end(s, i, end, &kept);
+        if (next == 0 || next == end || weight(s + piece, kept - piece) < FLAT_PIECE) {
+            /* no end here, one at the line's end, or a piece too light to be a line: it goes on */
+            Py_ssize_t to = next == 0 ? i + 1 : next;
+            while (i < to) out[o++] = s[i++];
+            continue;
+        }
+        while (i < kept) out[o++] = s[i++];
+        out[o++] = '\n';
+        i = piece = next;
+    }
+    *w = o;
+}
+
+/*
+ * linebreaks.restore_lines: each line over FLAT_LINE broken after its sentence ends that end a
+ * piece of FLAT_PIECE or more (the whitespace after one becomes the '\n').  A piece is 10 code
+ * points or more (FLAT_PIECE is 20 and a code point weighs at most 2), so the text grows by at
+ * most a tenth: one buffer of that size, no counting pass.  -1 (MemoryError set) when out of memory.
+ */
+static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
+    Py_UCS4 *s = *buf;
+    Py_ssize_t n = *len, first = -1;
+    if (2 * n <= FLAT_LINE) return 0; /* no line can weigh more */
+    for (Py_ssize_t start = 0; start < n && first < 0;) {
+        Py_ssize_t end = start;
+        while (end < n && s[end] != '\n') end++;
+        if (heavy(s, start, end)) first = start;
+        start = end + 1;
+    }
+    if (first < 0) return 0;
+    Py_ssize_t size = n + n / (FLAT_PIECE / 2) + 2;
+    Py_UCS4 *out = PyMem_RawMalloc((size_t)size * sizeof(Py_UCS4));
+    if (out == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(out, s, (size_t)first * sizeof(Py_UCS4));
+    Py_ssize_t w = first;
+    for (Py_ssize_t start = first; start <= n;) {
+        Py_ssize_t end = start;
+        while (end < n && s[end] != '\n') end++;
+        if (heavy(s, start, end)) {
+            break_line(s, start, end, out, &w);
+        } else {
+            memcpy(out + w, s + start, (size_t)(end - start) * sizeof(Py_UCS4));
+            w += end - start;
+        }
+        if (end < n) out[w++] = '\n';
+        start = end + 1;
+    }
+    PyMem_RawFree(s);
+    *buf = out;
+    *len = w;
+    *capacity = size;
+    return 0;
+}
+#endif
