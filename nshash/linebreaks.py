@@ -39,7 +39,7 @@ def unify_breaks(text: str) -> str:
     >>> unify_breaks("one\\r\\ntwo\\rthree\\u2028four")
     'one\\ntwo\\nthree\\nfour'
     """
-    return _BREAKS_RE.sub("\n", text) if _BREAKS_RE.search(text) else text
+    return _BREAKS_RE.sub("\n", text)  # the same string when there is none
 
 
 def restore_lines(text: str) -> str:
@@ -62,8 +62,8 @@ def restore_lines(text: str) -> str:
         return text  # no line can weigh more
     spans = [
         match.span()
-        for match in _LINE_RE.finditer(text)
-        if 2 * len(match.group()) > FLAT_LINE and _weight(match.group().strip()) > FLAT_LINE
+        for match in _LINE_RE.finditer(text)  # a line is copied only when it may weigh enough
+        if 2 * (match.end() - match.start()) > FLAT_LINE and _weight(match.group().strip()) > FLAT_LINE
     ]
     if not spans:
         return text
