@@ -28,8 +28,8 @@ HERE = Path(__file__).resolve().parent
 COLUMNS = ["method", "lang", "split", "P", "R", "F1", "ARI", "wrongly dropped", "missed", "docs/s"]
 
 
-def load_corpus(path: Path, limit: int | None = None) -> tuple[list[str], list[str]]:
-    """Return ``(texts, labels)`` of a corpus file, sorted by ``id``.
+def load_records(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
+    """The records of a corpus file, sorted by ``id`` (an int), ``label`` a str.
 
     Raises:
         ValueError: on a repeated ``id`` or a record missing a field.
@@ -41,15 +41,20 @@ def load_corpus(path: Path, limit: int | None = None) -> tuple[list[str], list[s
                 continue
             rec = json.loads(line)
             try:
-                records.append((int(rec["id"]), str(rec["label"]), rec["text"]))
+                records.append({**rec, "id": int(rec["id"]), "label": str(rec["label"]), "text": rec["text"]})
             except KeyError as e:
                 raise ValueError(f"{path}:{lineno}: record has no {e}") from e
-    records.sort()
-    ids = [r[0] for r in records]
+    records.sort(key=lambda rec: rec["id"])
+    ids = [rec["id"] for rec in records]
     if len(set(ids)) != len(ids):
         raise ValueError(f"{path}: ids are not unique")
-    records = records[:limit] if limit is not None else records
-    return [r[2] for r in records], [r[1] for r in records]
+    return records[:limit] if limit is not None else records
+
+
+def load_corpus(path: Path, limit: int | None = None) -> tuple[list[str], list[str]]:
+    """Return ``(texts, labels)`` of a corpus file, sorted by ``id`` (:func:`load_records`)."""
+    records = load_records(path, limit)
+    return [rec["text"] for rec in records], [rec["label"] for rec in records]
 
 
 def split_name(path: Path) -> tuple[str, str]:

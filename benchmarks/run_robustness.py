@@ -16,7 +16,6 @@ precision of a file.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import statistics
 import sys
@@ -28,7 +27,7 @@ from typing import Any
 
 from metrics import evaluate
 from peers import Method, Unavailable, build_methods
-from run_quality import environment, markdown_table, split_name, write_report
+from run_quality import environment, find_files, load_records, markdown_table, split_name, write_report
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_METHODS = ("nshash", "original", "rensa-lsh")
@@ -65,29 +64,9 @@ TRANSFORMS: dict[str, Callable[[str, str], str]] = {
 
 def load_pages(path: Path) -> tuple[list[str], list[str], list[str]]:
     """``(texts, labels, sites)`` of a corpus file in ``id`` (arrival) order."""
-    records = []
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                rec = json.loads(line)
-                records.append((int(rec["id"]), str(rec["label"]), rec["text"], str(rec.get("site", ""))))
-    records.sort()
-    return [r[2] for r in records], [r[1] for r in records], [r[3] for r in records]
-
-
-def corpus_files(dirs: Sequence[Path]) -> list[Path]:
-    """The ``*.jsonl`` files of ``dirs``.
-
-    Raises:
-        FileNotFoundError: if a directory holds none.
-    """
-    files = []
-    for data in dirs:
-        found = sorted(data.glob("*.jsonl"))
-        if not found:
-            raise FileNotFoundError(f"no *.jsonl in {data}; run python benchmarks/make_corpus.py --out {data}")
-        files += found
-    return files
+    records = load_records(path)
+    sites = [str(rec.get("site", "")) for rec in records]
+    return [rec["text"] for rec in records], [rec["label"] for rec in records], sites
 
 
 def language(path: Path) -> str:
@@ -118,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         methods: list[Method] = build_methods(args.methods)
-        files = corpus_files(args.data)
+        files = [path for data in args.data for path in find_files(data, None)]
     except (ValueError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
