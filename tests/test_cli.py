@@ -262,6 +262,18 @@ def test_missing_column(suffix: str, tmp_path: Path) -> None:
     assert "'content'" in one_line_error(result)  # the columns that do exist
 
 
+@pytest.mark.parametrize("suffix", FORMATS)
+def test_missing_default_field_names_the_flag_and_a_likely_column(suffix: str, tmp_path: Path) -> None:
+    rows = [{"id": row["id"], "text": row["content"]} for row in make_rows()]
+    write(tmp_path / f"in{suffix}", rows)
+    result = run("dedup", f"in{suffix}", "--online", cwd=tmp_path)
+    assert result.returncode == 1
+    assert one_line_error(result).endswith("name the text's with --field, e.g. --field text")
+    assert "no field 'content' (fields: 'id', 'text')" in one_line_error(result)
+    rerun = run("dedup", f"in{suffix}", "--online", "--field", "text", "-o", f"out{suffix}", cwd=tmp_path)
+    assert rerun.returncode == 0, rerun.stderr
+
+
 def test_bad_json_lines_are_reported_with_their_numbers(tmp_path: Path) -> None:
     good = [json.dumps(row, ensure_ascii=False) for row in make_rows()]
     lines = [good[0], "", good[1], '{"content": "unterminated', good[2], "[1, 2]", good[3]]
