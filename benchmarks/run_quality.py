@@ -58,9 +58,13 @@ def load_corpus(path: Path, limit: int | None = None) -> tuple[list[str], list[s
 
 
 def split_name(path: Path) -> tuple[str, str]:
-    """``zh-heldout.jsonl`` -> ``("zh", "heldout")``."""
+    """``zh-heldout.jsonl`` -> ``("zh", "heldout")``; ``seed1/zh.jsonl`` -> ``("zh", "seed1")``.
+
+    A file named by its language alone takes its directory's name as the split
+    (``benchmarks/indep/build.py`` writes one directory a seed).
+    """
     lang, _, split = path.stem.partition("-")
-    return lang, split or "-"
+    return lang, split or path.parent.name or "-"
 
 
 def find_files(data: Path, names: Sequence[str] | None) -> list[Path]:
