@@ -67,6 +67,11 @@ def split_name(path: Path) -> tuple[str, str]:
     return lang, split or path.parent.name or "-"
 
 
+def file_name(path: Path) -> str:
+    """The name a file goes by in the tables: with its directory where that names the split (:func:`split_name`)."""
+    return path.name if "-" in path.stem or not path.parent.name else f"{path.parent.name}/{path.name}"
+
+
 def find_files(data: Path, names: Sequence[str] | None) -> list[Path]:
     """Corpus files in ``data``: all ``*.jsonl`` or the named ones.
 
@@ -211,7 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for path in files:
         texts, labels = load_corpus(path, args.limit)
         lang, split = split_name(path)
-        corpora.append({"file": path.name, "docs": len(texts), "clusters": len(set(labels))})
+        name = file_name(path)
+        corpora.append({"file": name, "docs": len(texts), "clusters": len(set(labels))})
         for method in methods:
             if method.name in skipped:
                 continue
@@ -221,9 +227,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 skipped[method.name] = str(e)
                 print(f"skipped {method.name}: {e}", file=sys.stderr)
                 continue
-            r.update(method=method.name, lang=lang, split=split, file=path.name)
+            r.update(method=method.name, lang=lang, split=split, file=name)
             results.append(r)
-            print(f"{path.name:>20} {method.name:<28} F1={r['f1']:.3f}", file=sys.stderr)
+            print(f"{name:>20} {method.name:<28} F1={r['f1']:.3f}", file=sys.stderr)
 
     table = markdown_table(COLUMNS, [table_row(r) for r in results])
     print(table)

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-from run_quality import load_records, split_name
+from run_quality import file_name, load_records, split_name
 
 
 @pytest.mark.parametrize(
@@ -24,6 +24,11 @@ from run_quality import load_records, split_name
 )
 def test_split_name(path: str, expected: tuple[str, str]) -> None:
     assert split_name(Path(path)) == expected
+
+
+def test_file_name_keeps_the_directory_that_names_the_split() -> None:
+    assert file_name(Path("data/zh-heldout.jsonl")) == "zh-heldout.jsonl"
+    assert file_name(Path("indep/seed3/en.jsonl")) == "seed3/en.jsonl"
 
 
 def test_records_are_sorted_by_id_and_a_repeated_id_is_refused(tmp_path: Path) -> None:
