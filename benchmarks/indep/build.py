@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Build the independent labelled near-duplicate corpus: simulated crawled pages in Chinese and English.
+
+    sh benchmarks/indep/fetch_sources.sh                      # once: the Debian packages, unpacked
+    python benchmarks/indep/build.py --seed 1 --out DIR
+
+Writes zh.jsonl, en.jsonl, zh-small.jsonl, en-small.jsonl (one page a line: id, label, text, site, kind),
+a ``.meta.jsonl`` beside each (the edits of each page, for analysis only) and stats.json into DIR.
+The same seed and source tree give the same files byte for byte. Only the standard library is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import Counter
+from typing import Any
+
+# The modules live beside this script, which runs from anywhere.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from simulate import Simulated, simulate
+from sources import DEFAULT_SRC, Article, drop_near_copies, en_articles, zh_articles
+
+#: File name -> (articles, sites). Each article is one cluster.
+FILES = {"zh": (600, 60), "en": (1100, 70), "zh-small": (170, 30), "en-small": (200, 30)}
+
+
+def stats(sim: Simulated) -> dict[str, Any]:
+    """Counts of a simulated file: clusters and their sizes, page kinds, share of reprints with each edit."""
+    docs, log = sim.docs, sim.log
+    sizes = Counter(d["label"] for d in docs)
+    hist = Counter(sizes.values())
+    n_reprints = log["reprints"] or 1
+    edit_share = {
+        k: round(v / n_reprints, 3)
+        for k, v in sorted(log.items())
+        if not k.startswith("rev_") and k not in ("reprints", "revisions")
+    }
+    return {
+        "docs": len(docs),
+        "clusters": len(sizes),
+        "singletons": hist[1],
+        "singleton_share_of_clusters": round(hist[1] / len(sizes), 3),
+        "cluster_size_hist": dict(sorted(hist.items())),
+        "kinds": dict(Counter(d["kind"] for d in docs)),
+        "sites": len({d["site"] for d in docs}),
+        "median_chars": sorted(len(d["text"]) for d in docs)[len(docs) // 2],
+        "reprints": log["reprints"],
+        "revisions": log["revisions"],
+        "reprint_edit_share": edit_share,
+        "revision_edits": {k: v for k, v in sorted(log.items()) if k.startswith("rev_")},
+        "articles": sim.articles,
+    }
+
+
+def write_jsonl(path: str, rows: list[dict[str, Any]], ensure_ascii: bool) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=ensure_ascii) + "\n")
+
+
+def build(src: str, seed: int, out: str) -> dict[str, Any]:
+    """Write the four files of ``seed`` into ``out``; returns what stats.json holds."""
+    os.makedirs(out, exist_ok=True)
+    pools: dict[str, list[Article]] = {
+        "zh": drop_near_copies(zh_articles(src)),
+        "en": drop_near_copies(en_articles(src)),
+    }
+    if not pools["zh"] or not pools["en"]:
+        raise SystemExit(f"no articles found under {src}: run fetch_sources.sh first, or set --src / $INDEP_SRC")
+    all_stats: dict[str, Any] = {"pool_articles": {k: len(v) for k, v in pools.items()}}
+    for name, (n_articles, n_sites) in FILES.items():
+        sim = simulate(name, pools[name.split("-")[0]], seed, n_articles, n_sites)
+        write_jsonl(os.path.join(out, name + ".jsonl"), sim.docs, ensure_ascii=False)
+        write_jsonl(os.path.join(out, name + ".meta.jsonl"), sim.metas, ensure_ascii=True)
+        st = all_stats[name] = stats(sim)
+        shown = ("docs", "clusters", "singleton_share_of_clusters", "cluster_size_hist", "kinds")
+        print(name, json.dumps({k: st[k] for k in shown}, ensure_ascii=False))
+    with open(os.path.join(out, "stats.json"), "w", encoding="utf-8") as f:
+        json.dump(all_stats, f, indent=1, ensure_ascii=False)
+    return all_stats
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", required=True, help="output directory")
+    ap.add_argument("--src", default=DEFAULT_SRC, help="the unpacked packages (default: $INDEP_SRC or .src here)")
+    args = ap.parse_args()
+    build(args.src, args.seed, args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""benchmarks/indep: the independent corpus generator labels, orders and reproduces its pages (no downloads)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks" / "indep"))
+
+from simulate import Simulated, simulate
+from sources import drop_near_copies, en_articles, zh_articles
+
+INDEP = Path(__file__).resolve().parent.parent / "benchmarks" / "indep"
+
+
+def _load_build() -> Any:
+    # Loaded under its own name: "build" is also the PyPA package.
+    spec = importlib.util.spec_from_file_location("indep_build", INDEP / "build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+build = _load_build()
+
+ZH_SHARED = "请注意，本游戏的计分规则与其他纸牌游戏的计分规则完全相同。"
+EN_SHARED = "Note that the scoring rules of this game are exactly the same as those of the other games."
+ZH_SENTENCES = [
+    "在窗口左上角单击菜单按钮，然后选择首选项，就可以打开设置对话框。",
+    "如果您想更改显示的字体大小，可以在外观页面中选择新的字号。",
+    "系统会自动保存所有更改，因此您不需要手动单击保存按钮。",
+    "电路板的每一层都可以在图层管理器中单独显示或者隐藏。",
+    "在星空视图中拖动鼠标，可以旋转天空并查看不同方向的星座。",
+    "乐谱中的每个音符都由音高和时值两个基本属性来确定。",
+    "使用键盘快捷键可以更快地完成常见的编辑操作，例如复制和粘贴。",
+    "打印之前请先预览页面，确认页边距和纸张方向都设置正确。",
+]
+EN_SENTENCES = [
+    "Click the menu button in the top-left corner of the window and choose Preferences to open the settings.",
+    "If you want to change the size of the text, select a new font size on the Appearance page of the dialog.",
+    "The application saves every change automatically, so you never need to press a Save button yourself.",
+    "Each layer of the board can be shown or hidden on its own from the layer manager on the right side.",
+    "A transaction groups several statements into a single step that either happens completely or not at all.",
+    "Regular expressions describe patterns of text, and Perl makes it easy to match them against strings.",
+    "Every commit records a snapshot of the project together with the name of its author and a short message.",
+    "Before printing a document, preview the pages to check that the margins and the orientation are right.",
+]
+
+
+def _mark(sentence: str, i: int, zh: bool) -> str:
+    """The sentence made article ``i``'s own: no two articles share it."""
+    return f"第{i}章：{sentence}" if zh else f"In chapter {i}, {sentence[0].lower()}{sentence[1:]}"
+
+
+def _articles(zh: bool) -> list[dict[str, Any]]:
+    """Six made-up articles: three of group 'tpl' share a sentence (templated siblings), three of 'other' do not.
+
+    Each has a distinct length, so a page's ``article_chars`` names its article.
+    """
+    sentences, shared, tail = (ZH_SENTENCES, ZH_SHARED, "详见附录。") if zh else (EN_SENTENCES, EN_SHARED, "See below.")
+    sep = "" if zh else " "
+    arts = []
+    for i in range(6):
+        group = "tpl" if i < 3 else "other"
+        own = [_mark(sentences[(i + k) % len(sentences)], i, zh) for k in (0, 1, 2, 4, 5)]
+        paras = [sep.join(own[:2]), sep.join([own[2], *([shared] if group == "tpl" else [])]), sep.join(own[3:])]
+        paras[-1] += sep + sep.join([tail] * (i + 1))
+        if zh and i == 5:
+            paras = [own[0]]  # a short page (< 150 chars)
+        arts.append({"title": f"Article {i}", "paras": paras, "group": group, "src": f"f{i}"})
+    assert len({sum(map(len, a["paras"])) for a in arts}) == 6
+    return arts
+
+
+def _run(lang: str, seed: int = 1, n_sites: int = 8) -> Simulated:
+    return simulate(lang, _articles(lang == "zh"), seed, 6, n_sites)
+
+
+def _dump(sim: Simulated) -> str:
+    return json.dumps([sim.docs, sim.metas], ensure_ascii=False)
+
+
+@pytest.fixture(params=["zh", "en"])
+def lang(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def test_ids_are_the_arrival_order_and_records_have_their_fields(lang: str) -> None:
+    sim = _run(lang)
+    assert [d["id"] for d in sim.docs] == list(range(len(sim.docs)))
+    assert [m["id"] for m in sim.metas] == list(range(len(sim.docs)))
+    for d, m in zip(sim.docs, sim.metas):
+        assert list(d) == ["id", "label", "text", "site", "kind"]
+        assert list(m) == ["id", "edits", "article_chars", "group"]
+        assert d["kind"] in ("source", "sibling", "reprint", "revision")
+        assert d["text"].strip() and d["site"].startswith("www.")
+        assert d["label"].startswith(f"{lang}-1-")
+
+
+def test_a_label_is_one_article_with_one_first_publication(lang: str) -> None:
+    sim = _run(lang)
+    articles_of = defaultdict(set)
+    kinds = defaultdict(Counter)
+    for d, m in zip(sim.docs, sim.metas):
+        articles_of[d["label"]].add((m["article_chars"], m["group"]))
+        kinds[d["label"]][d["kind"]] += 1
+    assert len(articles_of) == sim.articles == 6
+    assert all(len(a) == 1 for a in articles_of.values())
+    # Distinct labels are distinct articles: templated siblings are not merged with their mates.
+    assert len({next(iter(a)) for a in articles_of.values()}) == 6
+    for k in kinds.values():
+        assert k["source"] + k["sibling"] == 1
+        assert k["revision"] <= 2
+        assert 1 <= sum(k.values()) <= 15
+
+
+def test_revisions_follow_their_source_on_the_same_site(lang: str) -> None:
+    for seed in range(1, 4):
+        sim = _run(lang, seed)
+        first = {d["label"]: d for d in sim.docs if d["kind"] in ("source", "sibling")}
+        revisions = [d for d in sim.docs if d["kind"] == "revision"]
+        for d in revisions:
+            assert d["id"] > first[d["label"]]["id"] and d["site"] == first[d["label"]]["site"]
+
+
+def test_edits_are_recorded_for_copies_only(lang: str) -> None:
+    sim = _run(lang)
+    for d, m in zip(sim.docs, sim.metas):
+        if d["kind"] in ("source", "sibling"):
+            assert m["edits"] == []
+        elif d["kind"] == "reprint":
+            assert sum(e.startswith("intensity_") for e in m["edits"]) == 1, m["edits"]
+        else:
+            assert m["edits"] and all(e.startswith("rev_") for e in m["edits"])
+    assert sim.log["reprints"] == sum(d["kind"] == "reprint" for d in sim.docs)
+
+
+def test_only_templated_articles_become_siblings(lang: str) -> None:
+    siblings = Counter()
+    for seed in range(1, 6):
+        sim = _run(lang, seed, n_sites=4)
+        for d, m in zip(sim.docs, sim.metas):
+            if d["kind"] == "sibling":
+                siblings[m["group"]] += 1
+    assert siblings["tpl"] > 0
+    assert siblings["other"] == 0
+
+
+def test_same_seed_same_output_other_seed_differs(lang: str) -> None:
+    assert _dump(_run(lang, 1)) == _dump(_run(lang, 1))
+    assert _dump(_run(lang, 1)) != _dump(_run(lang, 2))
+
+
+def test_output_is_pinned() -> None:
+    """An accidental change of the random draws (or of any edit) fails here, not silently in the corpus.
+
+    The generator as first written (before it was split into modules) gives the same digests.
+    """
+    digests = {lang: hashlib.sha256(_dump(_run(lang)).encode()).hexdigest()[:16] for lang in ("zh", "en")}
+    assert digests == {"zh": "5acb5c4d9d8a97a9", "en": "0e8177cefd1f1ab7"}
+
+
+def test_too_few_sites_is_refused() -> None:
+    with pytest.raises(ValueError, match="n_sites"):
+        simulate("en", _articles(False), 1, 6, 3)
+
+
+def test_near_copies_are_dropped_templated_siblings_kept() -> None:
+    arts = _articles(False)
+    copy = dict(arts[4], paras=[*arts[4]["paras"][:-1], arts[4]["paras"][-1] + " Yes."])
+    kept = drop_near_copies([*arts, copy])
+    assert kept == arts
+
+
+def _mallard(article: dict[str, Any]) -> str:
+    body = "".join(f"<p>{p}</p>" for p in article["paras"])
+    return f'<page xmlns="http://projectmallard.org/1.0/"><info/><title>{article["title"]}</title>{body}</page>'
+
+
+def test_build_writes_the_four_files_from_a_source_tree(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    for lang_dir, zh in (("zh_CN", True), ("C", False)):
+        for i, article in enumerate(_articles(zh)):
+            page = src / "usr/share/help" / lang_dir / f"app{i % 2}" / f"p{i}.page"
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(_mallard(article), encoding="utf-8")
+    assert len(zh_articles(str(src))) == 5  # the short page is below the 70 chars of a Chinese article
+    assert len(en_articles(str(src))) == 6
+    out = tmp_path / "out"
+    stats = build.build(str(src), 1, str(out))
+    for name in ("zh", "en", "zh-small", "en-small"):
+        docs = [json.loads(line) for line in (out / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
+        metas = (out / f"{name}.meta.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(docs) == len(metas) == stats[name]["docs"]
+        assert len({d["label"] for d in docs}) == stats[name]["clusters"] == stats[name]["articles"]
+    assert json.loads((out / "stats.json").read_text(encoding="utf-8")) == json.loads(json.dumps(stats))
