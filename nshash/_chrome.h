@@ -21,27 +21,26 @@ typedef struct {
  * first alternative tried first.  Scans s[i:end] from a count already made.
  */
 static Py_ssize_t count_separators(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t count, Py_ssize_t end, chrome_line *line) {
-    int saved = 0;
-    while (i < end) {
-        if (!saved && i >= end - 2) { /* steps before this one read only characters before the end */
-            line->scan_at = i;
-            line->scan_count = count;
-            saved = 1;
-        }
-        /* The table lookup first: Py_UNICODE_ISSPACE is a function call outside ASCII. */
-        if (i + 2 < end && (char_class(s[i + 1]) & C_SEP_SPACED) && Py_UNICODE_ISSPACE(s[i]) &&
-            Py_UNICODE_ISSPACE(s[i + 2])) {
+    /* Steps from i < stop may read s[i + 2]; each character's class is looked up once (as the next one,
+     * then as the current one), and the spaces around a spaced separator only where one stands. */
+    Py_ssize_t stop = end - 2;
+    unsigned current = i < end ? char_class(s[i]) : 0;
+    while (i < stop) {
+        unsigned next = char_class(s[i + 1]);
+        if ((next & C_SEP_SPACED) && Py_UNICODE_ISSPACE(s[i]) && Py_UNICODE_ISSPACE(s[i + 2])) {
             count++;
             i += 3;
+            current = i < end ? char_class(s[i]) : 0;
         } else {
-            count += (char_class(s[i]) & C_SEP_BARE) != 0;
+            count += (current & C_SEP_BARE) != 0;
             i++;
+            current = next;
         }
     }
-    if (!saved) {
-        line->scan_at = i;
-        line->scan_count = count;
-    }
+    /* The scan stands at most two characters before the end: a joined line goes on from here. */
+    line->scan_at = i;
+    line->scan_count = count;
+    for (; i < end; i++) count += (char_class(s[i]) & C_SEP_BARE) != 0;
     return count;
 }
 
