@@ -1,0 +1,65 @@
+"""benchmarks/run_realchrome.py: chrome cut from a full page, articles wrapped in it, pairs counted by kind."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+from run_realchrome import Chrome, chromes_and_articles, cut_chrome, make_docs, pair_kinds
+
+FULL = "Site | Home | News\nThe title\nFirst line of the story.\n\nLast line of the story.\nRelated: a, b\n(c) Site"
+MAIN = "The title\nFirst line of the story.\nLast line of the story."
+
+
+def page(pid: str, lang: str, site: str, full: str = FULL, main: str = MAIN) -> dict[str, object]:
+    return {"id": pid, "lang": lang, "site": site, "cluster": pid, "forms": {"full": full, "main": main}}
+
+
+def test_cut_chrome_keeps_the_lines_around_the_article() -> None:
+    assert cut_chrome(FULL, MAIN) == ("Site | Home | News", "Related: a, b\n(c) Site")
+    assert cut_chrome(FULL, "One line only") is None  # too short to place
+    assert cut_chrome(FULL, "Not on the page\nNor this") is None
+    assert cut_chrome(FULL, "Last line of the story.\nThe title") is None  # out of order
+
+
+def test_chromes_need_a_long_enough_frame_and_a_language_of_the_benchmark() -> None:
+    long_full = FULL.replace("(c) Site", "(c) Site " + "footer words " * 20)
+    pages = [page("a", "en", "x.com", long_full), page("b", "en", "y.com"), page("c", "de", "z.de", long_full)]
+    chromes, articles = chromes_and_articles(pages)
+    assert [c.site for c in chromes] == ["x.com"]  # y.com's chrome is under MIN_CHROME, de is not benchmarked
+    assert [cluster for cluster, _ in articles["en"]] == ["a", "b"]
+    assert articles["zh"] == []
+
+
+def test_every_chrome_gets_per_articles_of_its_language_in_a_seeded_order() -> None:
+    chromes = [Chrome("x.com", "en", "HEAD", "FOOT"), Chrome("y.cn", "zh", "头", "尾")]
+    articles = {"en": [("e1", "english one"), ("e2", "english two")], "zh": [("z1", "中文一")]}
+    docs = make_docs(chromes, articles, 4, seed=7)
+    assert Counter(d.chrome for d in docs) == {0: 4, 1: 4}
+    assert all(d.text.startswith("HEAD\n") and d.text.endswith("\nFOOT") for d in docs if d.chrome == 0)
+    assert {d.article for d in docs if d.chrome == 1} == {"z1"}
+    assert docs == make_docs(chromes, articles, 4, seed=7)
+    assert docs != make_docs(chromes, articles, 4, seed=8)
+
+
+def test_pair_kinds_counts_each_pair_once() -> None:
+    docs = make_docs([Chrome("x", "en", "H", "F"), Chrome("y", "en", "H2", "F2")], {"en": [("a", "t")]}, 2, seed=1)
+    # One article on both chromes, twice each: 4 pairs across chromes, 2 within one chrome (not counted).
+    assert pair_kinds(docs, [1, 1, 1, 1]) == {
+        "false_same_chrome": 0,
+        "false_across": 0,
+        "copies_across": 4,
+        "copies_across_joined": 4,
+    }
+    assert pair_kinds(docs, [1, 2, 3, 4])["copies_across_joined"] == 0
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    import run_realchrome
+
+    assert doctest.testmod(run_realchrome).failed == 0
