@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from metrics import pair_counts, pair_scores
-from peers import Method, Unavailable, build_methods
+from peers import Method, Unavailable
 from run_quality import environment, markdown_table, write_report
-from run_realpages import DEFAULT_DATA, load_pages
+from run_realpages import DEFAULT_DATA, load_pages, methods_to_run
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_METHODS = ("nshash", "nshash-batch", "original", "simhash", "datasketch-lsh", "rensa-lsh")
@@ -178,14 +178,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    if not (args.data / "pages.jsonl.gz").exists():
-        print(f"skipped: no real pages at {args.data} (pass --data DIR)", file=sys.stderr)
-        return 0
-    try:
-        methods = build_methods(args.methods)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    methods = methods_to_run(args.data, args.methods)
+    if isinstance(methods, int):
+        return methods
     chromes, articles = chromes_and_articles(load_pages(args.data))
     results: list[dict[str, Any]] = []
     skipped: dict[str, str] = {}

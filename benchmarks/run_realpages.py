@@ -255,16 +255,23 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    if not (args.data / "pages.jsonl.gz").exists():
-        print(f"skipped: no real pages at {args.data} (pass --data DIR)", file=sys.stderr)
+def methods_to_run(data: Path, names: Sequence[str]) -> list[Method] | int:
+    """The methods ``names``, or the exit code instead: 0 without the real pages at ``data``, 2 for a bad name."""
+    if not (data / "pages.jsonl.gz").exists():
+        print(f"skipped: no real pages at {data} (pass --data DIR)", file=sys.stderr)
         return 0
     try:
-        methods = build_methods(args.methods)
+        return build_methods(names)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    methods = methods_to_run(args.data, args.methods)
+    if isinstance(methods, int):
+        return methods
     pages = load_pages(args.data, args.limit)
     results: list[dict[str, Any]] = []
     skipped: dict[str, str] = {}
