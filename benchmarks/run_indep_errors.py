@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from run_quality import environment, load_records, markdown_table
+from run_quality import environment, load_records, markdown_table, write_report
 
 import nshash
 
@@ -28,10 +28,14 @@ HERE = Path(__file__).resolve().parent
 LENGTHS = ((0, 150), (150, 300), (300, 600), (600, 1000), (1000, 10**9))
 
 
+def meta_path(path: Path) -> Path:
+    """The generator's notes beside a corpus file: ``zh.jsonl`` -> ``zh.meta.jsonl``."""
+    return path.with_name(path.stem + ".meta.jsonl")
+
+
 def read_meta(path: Path) -> dict[int, dict[str, Any]]:
     """``id`` -> the generator's notes on that page (``group``: its manual, ``article_chars``)."""
-    meta = path.with_name(path.stem + ".meta.jsonl")
-    with meta.open(encoding="utf-8") as f:
+    with meta_path(path).open(encoding="utf-8") as f:
         return {row["id"]: row for row in map(json.loads, f) if row}
 
 
@@ -125,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=HERE / "results" / "indep", help="results directory")
     args = ap.parse_args(argv)
     paths = [d / f"{lang}.jsonl" for lang in ("zh", "en") for d in args.dirs]
-    needed = [*paths, *(p.with_name(p.stem + ".meta.jsonl") for p in paths)]
+    needed = [*paths, *map(meta_path, paths)]
     missing = [str(p) for p in needed if not p.exists()]
     if missing:
         print(f"error: no such file: {', '.join(missing)}", file=sys.stderr)
@@ -139,13 +143,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{env['machine']}, commit {env['commit']}). Online `get_similar`, memory store, arrival order.",
         "",
         *report(rows),
-        "",
     ]
-    text = "\n".join(md)
-    print(text)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "errors.md").write_text(text, encoding="utf-8")
-    (args.out / "errors.json").write_text(json.dumps({"environment": env, "files": rows}, indent=1), encoding="utf-8")
+    print("\n".join(md))
+    write_report(args.out, "errors", md, {}, {"environment": env, "files": rows})
     return 0
 
 
