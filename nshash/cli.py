@@ -104,21 +104,6 @@ def _fail(exc: BaseException | str, code: int) -> int:
 
 
 # -- dedup ---------------------------------------------------------------------------------
-#: Column names datasets give their texts, in the order a missing --field suggests them.
-_TEXT_FIELDS: Final = ("text", "content", "body", "article", "html", "page", "document", "doc")
-
-
-def _check_field(columns: list[str], field: str, source: str) -> None:
-    # The default field, 'content', is not every dataset's name: say which flag picks another.
-    if field in columns or not columns:
-        return  # an empty table, or rows missing the field here and there: Table.texts says which
-    likely = [c for name in _TEXT_FIELDS for c in columns if c.lower() == name]
-    example = likely[0] if likely else columns[-1]
-    names = ", ".join(repr(c) for c in columns)
-    hint = f"name the text's with --field, e.g. --field {example}"
-    raise InputError(f"{source}: no field {field!r} (fields: {names}); {hint}")
-
-
 def _dedup(args: argparse.Namespace) -> int:
     options = _key_values(args.option, "--option")
     store_options = _key_values(args.store_option, "--store-option")
@@ -127,7 +112,6 @@ def _dedup(args: argparse.Namespace) -> int:
     if args.name is None and args.store != "memory":
         raise UsageError(f"--store {args.store} needs --name (the index to create or continue)")
     table = read_table(args.input, encoding=args.encoding)
-    _check_field(table.columns, args.field, args.input)
     texts = table.texts(args.field)
     progress = _want_progress(args.progress, len(texts))
     if args.name is not None or args.online or args.algorithm not in (None, "nshash"):

@@ -107,14 +107,10 @@ class Table:
             InputError: no such column, or rows whose value is missing or not text
                 (all of their line numbers are given).
         """
-        if self.is_frame:
-            if field not in self.rows.columns:
-                raise InputError(f"{self.source}: no column {field!r} (columns: {_names(self.columns)})")
-            values = self.rows[field].tolist()
-        else:
-            if self.rows and not any(field in row for row in self.rows):
-                raise InputError(f"{self.source}: no field {field!r} in any row (fields: {_names(self.columns)})")
-            values = [row.get(field) for row in self.rows]
+        if (self.is_frame or self.rows) and field not in self.columns:  # no row has it (some rows lack it: below)
+            hint = _field_hint(self.columns)
+            raise InputError(f"{self.source}: no field {field!r} (fields: {_names(self.columns)}); {hint}")
+        values = self.rows[field].tolist() if self.is_frame else [row.get(field) for row in self.rows]
         errors = _Errors(self.source)
         for index, value in enumerate(values):
             if not isinstance(value, str):
@@ -362,6 +358,16 @@ def _has_lone_surrogate(value: Any) -> bool:
         elif isinstance(item, list):
             stack.extend(item)
     return False
+
+
+#: Column names datasets give their texts, in the order a missing ``--field`` suggests them.
+_TEXT_FIELDS: Final = ("text", "content", "body", "article", "html", "page", "document", "doc")
+
+
+def _field_hint(columns: Sequence[str]) -> str:
+    # The default field, 'content', is not every dataset's name: say which flag picks another.
+    likely = [c for name in _TEXT_FIELDS for c in columns if c.lower() == name] or list(columns[-1:])
+    return "name the text's with --field" + (f", e.g. --field {likely[0]}" if likely else "")
 
 
 def _names(names: Sequence[str]) -> str:
