@@ -28,6 +28,7 @@ VERIFY = {
         "_FOOT_SHARE",
         "_FOOT_KNOWN",
     ),
+    "site": ("SITE_MIN_CHARS", "SITE_KEYS", "_SITE_MIX", "SITE_MATCH", "SITE_MIN_MATCHES"),
     "members": ("MAX_MEMBERS", "_CLUSTER_SHIFT", "_MEMBER_SHIFT", "_GRAM_BITS"),
     "estimate": (
         *("SIZE_RATIO", "SIZE_RATIO_CONTAINMENT", "SIZE_RATIO_GRAMS", "FRAME_ERRORS"),
@@ -57,6 +58,7 @@ CHROME = (
     "WRAP_MIN",
     "CHROME_KEEP",
     "CHROME_PROSE",
+    "SITE_EDGE_LINES",
 )
 
 

@@ -292,7 +292,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         parse_assign_options(args[3], &o) < 0)
         return NULL;
     PyObject *features = args[2];
-    if (!PyTuple_Check(features) || PyTuple_GET_SIZE(features) != 8) {
+    if (!PyTuple_Check(features) || PyTuple_GET_SIZE(features) != 9) {
         PyErr_SetString(PyExc_TypeError, "assign(): features are a Features tuple");
         return NULL;
     }
@@ -348,6 +348,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *none = PyTuple_New(0);
     if (none == NULL) return NULL;
     if (read_lines(PyTuple_GET_ITEM(features, 4), PyTuple_GET_ITEM(features, 5), &d) < 0 ||
+        read_site(PyTuple_GET_ITEM(features, 8), &d) < 0 ||
         read_text(PyTuple_GET_ITEM(features, 6), PyTuple_GET_ITEM(features, 7), none, &d, &t) < 0)
         goto done;
     size_t room = (size_t)(d.count ? d.count : 1);

@@ -5,6 +5,7 @@
  */
 #ifndef NSHASH_CHROME_H
 #define NSHASH_CHROME_H
+#include "_sentences.h" /* line_key_of */
 #include "_tables.h"
 
 typedef struct {
@@ -148,8 +149,45 @@ static int grow_sizes(line_sizes *lines, Py_ssize_t capacity) {
     return 0;
 }
 
-/* drop_chrome in place; -1 (MemoryError set) when out of memory.  *joined: whether a wrapped line was joined. */
-static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len, int *joined) {
+/* sketch.site_key: a dropped line's key as it sets a member's line filter. */
+static inline uint32_t site_key(uint32_t line_key) { return (uint32_t)((uint64_t)line_key * SITE_MIX); }
+
+/* fingerprint.site_keys of what text.drop_chrome gives as edges: the lines keep drops above the first kept line and
+ * below the last, SITE_EDGE_LINES at most at each edge; lines[i] starts past lens[0:i] and their '\n'. */
+typedef struct {
+    scratch *buf;
+    uint32_t keys[2 * SITE_KEYS];
+    Py_ssize_t count;
+} site_signature;
+
+static int edge_site_keys(const Py_UCS4 *s, const Py_ssize_t *lens, const unsigned char *keep, Py_ssize_t count,
+                          site_signature *site) {
+    Py_ssize_t first = 0, last = count - 1, found = 0;
+    while (first < count && !keep[first]) first++;
+    while (last > first && !keep[last]) last--;
+    uint32_t keys[2 * SITE_EDGE_LINES];
+    for (Py_ssize_t i = 0, at = 0; i < count; at += lens[i++] + 1) {
+        if (!((i < first && i < SITE_EDGE_LINES) || (i > last && i >= count - SITE_EDGE_LINES))) continue;
+        uint32_t key;
+        Py_ssize_t chars;
+        if (line_key_of(s + at, lens[i], site->buf, &key, &chars) < 0) return -1;
+        if (chars < SITE_MIN_CHARS) continue;
+        key = site_key(key);
+        int seen = 0;
+        for (Py_ssize_t j = 0; j < found && !seen; j++) seen = keys[j] == key;
+        if (!seen) keys[found++] = key;
+    }
+    /* the first SITE_KEYS and the last SITE_KEYS */
+    Py_ssize_t head = found > 2 * SITE_KEYS ? SITE_KEYS : found;
+    memcpy(site->keys, keys, (size_t)head * sizeof(uint32_t));
+    if (head < found) memcpy(site->keys + head, keys + found - SITE_KEYS, SITE_KEYS * sizeof(uint32_t));
+    site->count = head < found ? 2 * SITE_KEYS : found;
+    return 0;
+}
+
+/* drop_chrome in place; -1 (MemoryError set) when out of memory.  *joined: whether a wrapped line was joined.
+ * site->keys: the page's site keys (site->count of them). */
+static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len, int *joined, site_signature *site) {
     Py_ssize_t n = *len, r = 0, w = 0, count = 0, capacity = 0;
     line_sizes lines = {NULL, NULL, NULL};
     unsigned char *keep = NULL;
@@ -210,6 +248,11 @@ static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len, int *joined) {
         kept += keep[i] ? lines.weights[i] : 0;
     }
     if ((double)kept >= CHROME_KEEP * (double)total) { /* else the page stays whole: s[0:w] as it is */
+        if (edge_site_keys(s, lines.lens, keep, count, site) < 0) {
+            free_sizes(&lines);
+            PyMem_RawFree(keep);
+            return -1;
+        }
         Py_ssize_t out = 0;
         for (Py_ssize_t i = 0, at = 0; i < count; at += lines.lens[i++] + 1) {
             if (!keep[i]) continue;

@@ -316,6 +316,25 @@ static PyObject *u32_array(const uint32_t *values, Py_ssize_t count) {
  * text's lines, then copied: counting the kept lines first was a second pass.
  * *keyed: 1 for each of the text's lines that is keyed, else 0 (PyMem_Raw; the caller frees it).
  */
+/* fingerprint.line_key of s[0:len] normalised (noise removed, ASCII lower-cased), and in *chars the normalised
+ * line's length; -1 (MemoryError set) when out of memory. */
+static inline int line_key_of(const Py_UCS4 *s, Py_ssize_t len, scratch *buf, uint32_t *key, Py_ssize_t *chars) {
+    unsigned char *o = reserve(buf, LINE_MARK_LEN + 4 * (size_t)len);
+    if (o == NULL) return -1;
+    memcpy(o, line_mark, LINE_MARK_LEN);
+    unsigned char *p = o + LINE_MARK_LEN;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < len; i++) { /* written, then kept if not noise: no branch to mispredict */
+        int kept = !(char_class(s[i]) & C_NOISE);
+        unsigned char *next = put_utf8(p, ascii_lower(s[i]));
+        p = kept ? next : p;
+        count += kept;
+    }
+    *chars = count;
+    *key = count ? (uint32_t)(fingerprint64(o, (size_t)(p - o)) & 0xFFFFFFFFULL) : 0;
+    return 0;
+}
+
 static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **keys, PyObject **grams,
                      unsigned char **keyed) {
     Py_ssize_t text_lines = 2; /* one more than the lines read: a last empty one */
@@ -333,24 +352,14 @@ static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **ke
     for (Py_ssize_t r = 0, end = 0; r < n && !failed; r = end + 1) {
         text_line++;
         for (end = r; end < n && s[end] != '\n';) end++;
-        unsigned char *o = reserve(buf, LINE_MARK_LEN + 4 * (size_t)(end - r));
-        if (o == NULL) {
+        Py_ssize_t chars;
+        if (line_key_of(s + r, end - r, buf, &line_key[line], &chars) < 0) {
             failed = 1;
             break;
-        }
-        memcpy(o, line_mark, LINE_MARK_LEN);
-        unsigned char *p = o + LINE_MARK_LEN;
-        Py_ssize_t chars = 0;
-        for (Py_ssize_t i = r; i < end; i++) { /* written, then kept if not noise: no branch to mispredict */
-            int kept = !(char_class(s[i]) & C_NOISE);
-            unsigned char *next = put_utf8(p, ascii_lower(s[i]));
-            p = kept ? next : p;
-            chars += kept;
         }
         if (chars == 0) continue;
         Py_ssize_t gram_count = chars - GRAM + 1 > 0 ? chars - GRAM + 1 : 0;
         most = gram_count > most ? gram_count : most;
-        line_key[line] = (uint32_t)(fingerprint64(o, (size_t)(p - o)) & 0xFFFFFFFFULL);
         if (gram64 != NULL) gram64[line] = (int64_t)gram_count;
         else gram32[line] = (uint32_t)gram_count;
         (*keyed)[text_line] = 1;

@@ -5,18 +5,18 @@
  *       nshash.sketch.sketch_python's result as a tuple: the number of
  *       character 5-grams and one byte per slot.
  *   features(text, split, normalize, chrome, fold, k, min_len, anchor, anchor_latin)
- *       -> (keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends) | None
- *       (line_keys, line_grams, line_ends: array('I'), see Fingerprinter._lines)
+ *       -> (keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends, site_keys) | None
+ *       (line_keys, line_grams, line_ends: array('I'), see Fingerprinter._lines; site_keys: array('I'))
  *       nshash.fingerprint.Fingerprinter.features_python's result for
  *       hashfunc 'farmhash' (split: 0 'default', 1 'design', 2 'original';
  *       k = n + extra), in one call.  None when the document needs what the
  *       C does not reproduce (a few re.IGNORECASE cases): Python computes it
  *       then.  Rare entities go through html.unescape, called from the C.
  *   tables() -> dict: the tables the C holds, for the test against nshash.text.
- *   verify(line_keys, line_grams, grams, slots, entries, clusters, members)
+ *   verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known, site_keys)
  *       -> [(score, members found)]: nshash.decide.verify_score of a document
  *       against each cluster's stored members (_verify.h).
- *   member_entries(line_keys, line_grams, grams, slots) -> list: members.to_entries of a document.
+ *   member_entries(line_keys, line_grams, grams, slots, site_keys) -> list: members.stored_form of a document.
  *   entry_keys(clusters, members) -> list | None: members.entry_keys of each.
  *   assign(tables, pending, features, options, allocate_id) -> (similar_id, is_new, score, matched) | None
  *       nshash.decide.assign on the memory store's C tables, in one call
@@ -192,6 +192,7 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
     PyObject *text = args[0], *result = NULL, *lkeys = NULL, *lgrams = NULL, *whole = NULL, *lends = NULL;
+    PyObject *lsite = NULL;
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), capacity = n + 1;
     Py_UCS4 *s = PyMem_RawMalloc((size_t)capacity * sizeof(Py_UCS4));
     unsigned char *keyed = NULL;
@@ -223,7 +224,11 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
      * wrapped lines are joined (a paragraph is broken the same way, wrapped or not). */
     if (restore_lines(&s, &n, &capacity) < 0) goto done;
     int joined = 0; /* only a joined line can be a new long one: restore_lines again only then */
-    if (o.chrome && (drop_chrome(s, &n, &joined) < 0 || (joined && restore_lines(&s, &n, &capacity) < 0))) goto done;
+    site_signature site = {.buf = &buf, .count = 0};
+    if (o.chrome && (drop_chrome(s, &n, &joined, &site) < 0 || (joined && restore_lines(&s, &n, &capacity) < 0)))
+        goto done;
+    lsite = u32_array(site.keys, site.count);
+    if (lsite == NULL) goto done;
     if (line_keys(s, n, &buf, &lkeys, &lgrams, &keyed) < 0) goto done;
     /* Features.line_ends: where each keyed line ends in the whole text, filled by split_pieces. */
     Py_ssize_t keyed_count = PyObject_Length(lkeys);
@@ -248,9 +253,12 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
         Py_SETREF(lends, new_array("I", 0, &none));
         if (lends == NULL) goto done;
         PyBuffer_Release(&none);
+        Py_SETREF(lsite, new_array("I", 0, &none)); /* as features_python: no site keys either */
+        if (lsite == NULL) goto done;
+        PyBuffer_Release(&none);
         memset(slots, 0, SLOTS);
-        result = Py_BuildValue("([][]Oiy#OOsO)", Py_None, 0, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams,
-                               "", lends);
+        result = Py_BuildValue("([][]Oiy#OOsOO)", Py_None, 0, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams,
+                               "", lends, lsite);
         goto done;
     }
     PyMem_RawFree(keyed);
@@ -266,10 +274,11 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     uint64_t doc_key = hash_text(&buf, doc_prefix, DOC_PREFIX_LEN, s, n, &failed);
     if (failed) goto done;
     Py_ssize_t grams = sketch_of(PyUnicode_4BYTE_KIND, s, n, slots);
-    result = Py_BuildValue("(NNKny#OOOO)", list_of_keys(keys, 2 * count), list_of_sizes(positions, count),
+    result = Py_BuildValue("(NNKny#OOOOO)", list_of_keys(keys, 2 * count), list_of_sizes(positions, count),
                            (unsigned long long)doc_key, grams, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams,
-                           whole, lends);
+                           whole, lends, lsite);
 done:
+    Py_XDECREF(lsite);
     Py_XDECREF(lkeys);
     Py_XDECREF(lgrams);
     Py_XDECREF(whole);
@@ -303,11 +312,11 @@ static PyObject *similar(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         Py_DECREF(found);
         return Py_BuildValue("(OO)", Py_None, Py_None);
     }
-    /* (keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends) -> Features' shape */
-    PyObject *item[9];
-    for (int i = 0; i < 9; i++) item[i] = PyTuple_GET_ITEM(found, i);
-    PyObject *shaped = Py_BuildValue("(OOO(OO)OOOO)", item[0], item[1], item[2], item[3], item[4], item[5], item[6],
-                                     item[7], item[8]);
+    /* (keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends, site_keys) -> Features' shape */
+    PyObject *item[10];
+    for (int i = 0; i < 10; i++) item[i] = PyTuple_GET_ITEM(found, i);
+    PyObject *shaped = Py_BuildValue("(OOO(OO)OOOOO)", item[0], item[1], item[2], item[3], item[4], item[5], item[6],
+                                     item[7], item[8], item[9]);
     Py_DECREF(found);
     if (shaped == NULL) return NULL;
     PyObject *assign_args[5] = {args[2], args[3], shaped, args[4], args[5]};
@@ -422,10 +431,12 @@ static PyMethodDef methods[] = {
      "features(text, split, normalize, chrome, fold, k, min_len, anchor, anchor_latin) -> tuple | None: "
      "Fingerprinter.features_python in C for hashfunc 'farmhash' (None: Python computes this document)."},
     {"verify", (PyCFunction)(void (*)(void))verify, METH_FASTCALL,
-     "verify(line_keys, line_grams, grams, slots, entries, clusters, members) -> [(score, found)]: "
+     "verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known, site_keys) "
+     "-> [(score, found)]: "
      "nshash.decide.verify_score against each cluster's stored members."},
     {"member_entries", (PyCFunction)(void (*)(void))member_entries, METH_FASTCALL,
-     "member_entries(line_keys, line_grams, grams, slots) -> list: nshash.members.to_entries of a document."},
+     "member_entries(line_keys, line_grams, grams, slots, site_keys) -> list: nshash.members.stored_form of a "
+     "document."},
     {"entry_keys", (PyCFunction)(void (*)(void))entry_keys, METH_FASTCALL,
      "entry_keys(clusters, members) -> list | None: nshash.members.entry_keys of every member of each cluster."},
     {"assign", (PyCFunction)(void (*)(void))assign, METH_FASTCALL,

@@ -29,6 +29,8 @@ typedef struct {
     uint32_t *keys;
     Py_ssize_t *grams;
     unsigned char *shared, *frame; /* scratch: per line */
+    Py_ssize_t site_count;         /* Features.site_keys */
+    uint32_t site[2 * SITE_KEYS];
 } doc_lines;
 
 static inline uint64_t probe_bit(uint32_t key, int probe) { return (key >> (PROBE_BITS * probe)) & (BLOOM_BITS - 1); }
@@ -39,6 +41,21 @@ static inline int has_line(const uint64_t *lines, uint32_t key) {
         if (!((lines[bit >> 6] >> (bit & 63)) & 1)) return 0;
     }
     return 1;
+}
+
+static inline void add_line(uint64_t *lines, uint32_t key) {
+    for (int probe = 0; probe < BLOOM_PROBES; probe++) {
+        uint64_t bit = probe_bit(key, probe);
+        lines[bit >> 6] |= 1ULL << (bit & 63);
+    }
+}
+
+/* sketch.same_site: whether the document is of the site of a member whose line filter is lines. */
+static int same_site(const doc_lines *d, const uint64_t *lines) {
+    if (d->site_count < SITE_MIN_MATCHES) return 0;
+    Py_ssize_t hits = 0;
+    for (Py_ssize_t i = 0; i < d->site_count; i++) hits += has_line(lines, d->site[i]);
+    return hits >= SITE_MIN_MATCHES && (double)hits >= SITE_MATCH * (double)d->site_count;
 }
 
 /* sketch._edge_run over shared[] (read from the end when reversed): marks the run in out[] (original indices). */
@@ -472,7 +489,7 @@ static int is_frame(const doc_lines *d, doc_text *t, const member *m, Py_ssize_t
             seen += t->known[i] ? d->grams[i] : 0;
         }
     if ((double)seen > ARTICLE_KNOWN * (double)grams) return 1;
-    if (!header) return (double)grams < ARTICLE_SHARE * (double)smaller;
+    if (!header) return (double)grams < ARTICLE_SHARE * (double)smaller || same_site(d, m->lines);
     return (double)grams < MIDDLE_SHARE * (double)smaller || !edited_middle(d, t, m, head, foot);
 }
 
@@ -566,14 +583,11 @@ static int64_t member_word(const member *m, int part) {
     return (int64_t)m->lines[part - 1 - SLOT_WORDS];
 }
 
-/* A document's line filter and tail, as a member of its cluster keeps them. */
+/* A document's line filter (its lines and site keys) and tail, as a member of its cluster keeps them. */
 static void member_lines(const doc_lines *d, member *out) {
     memset(out->lines, 0, sizeof out->lines);
-    for (Py_ssize_t i = 0; i < d->count; i++)
-        for (int probe = 0; probe < BLOOM_PROBES; probe++) {
-            uint64_t bit = probe_bit(d->keys[i], probe);
-            out->lines[bit >> 6] |= 1ULL << (bit & 63);
-        }
+    for (Py_ssize_t i = 0; i < d->count; i++) add_line(out->lines, d->keys[i]);
+    for (Py_ssize_t i = 0; i < d->site_count; i++) add_line(out->lines, d->site[i]);
     out->tail = member_tail(d);
 }
 
@@ -623,6 +637,27 @@ static int read_lines(PyObject *keys, PyObject *grams, doc_lines *d) {
 done:
     close_ints(&k);
     close_ints(&g);
+    return status;
+}
+
+/* The document's site keys (Features.site_keys) into d; -1 on error. */
+static int read_site(PyObject *keys, doc_lines *d) {
+    int_seq k;
+    if (open_ints(keys, &k, "site keys must be a sequence") < 0) return -1;
+    int status = -1;
+    if (k.count > 2 * SITE_KEYS) {
+        PyErr_Format(PyExc_ValueError, "a page has at most %d site keys", 2 * SITE_KEYS);
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < k.count; i++) {
+        unsigned long long key;
+        if (int_at(&k, i, &key, NULL) < 0) goto done;
+        d->site[i] = (uint32_t)key;
+    }
+    d->site_count = k.count;
+    status = 0;
+done:
+    close_ints(&k);
     return status;
 }
 
@@ -707,15 +742,15 @@ static void free_text(doc_text *t) {
 }
 
 /*
- * verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known)
+ * verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known, site_keys)
  *     -> [(score, members found), ...] for each of the clusters, whose
  * members' entries (ENTRIES per member, members per cluster) are in entries;
  * known: the document's lines (indices) frame.known_lines gives.
  */
 static PyObject *verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 10) {
+    if (nargs != 11) {
         PyErr_SetString(PyExc_TypeError, "verify(line_keys, line_grams, grams, slots, entries, clusters, members, "
-                                         "whole, line_ends, known)");
+                                         "whole, line_ends, known, site_keys)");
         return NULL;
     }
     Py_ssize_t clusters = PyLong_AsSsize_t(args[5]), per = PyLong_AsSsize_t(args[6]);
@@ -736,7 +771,9 @@ static PyObject *verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     doc_lines d = {0, NULL, NULL, NULL, NULL};
     doc_text t = {.ends = {.fast = NULL, .wide = -1}};
     PyObject *out = NULL;
-    if (read_lines(args[0], args[1], &d) < 0 || read_text(args[7], args[8], args[9], &d, &t) < 0) goto done;
+    if (read_lines(args[0], args[1], &d) < 0 || read_site(args[10], &d) < 0 ||
+        read_text(args[7], args[8], args[9], &d, &t) < 0)
+        goto done;
     out = PyList_New(clusters);
     PyObject *const *items = PySequence_Fast_ITEMS(entries);
     unsigned char *head = d.frame + (d.count ? d.count : 1), *foot = head + (d.count ? d.count : 1);
@@ -759,16 +796,17 @@ done:
     return out;
 }
 
-/* members.to_entries(Member(Sketch(grams, slots), line_filter(line_keys), member_tail(line_keys, line_grams))) */
+/* members.stored_form: to_entries(Member(Sketch(grams, slots), line_filter(line_keys) | line_filter(site_keys),
+ * member_tail(line_keys, line_grams))) */
 static PyObject *member_entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "member_entries(line_keys, line_grams, grams, slots)");
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "member_entries(line_keys, line_grams, grams, slots, site_keys)");
         return NULL;
     }
     member m;
     if (read_sketch(args[2], args[3], &m) < 0) return NULL;
     doc_lines d = {0, NULL, NULL, NULL, NULL};
-    if (read_lines(args[0], args[1], &d) < 0) {
+    if (read_lines(args[0], args[1], &d) < 0 || read_site(args[4], &d) < 0) {
         free_lines(&d);
         return NULL;
     }

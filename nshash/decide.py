@@ -459,6 +459,7 @@ def verify_clusters(
                 features.whole,
                 features.line_ends,
                 known,
+                features.site_keys,
             )
         )
     found = [members_at(entries, index, members) for index in range(clusters)]

@@ -17,6 +17,7 @@ from nshash.fold import fold_chars
 from nshash.hashing import HashFunc, farmhash64
 from nshash.linebreaks import restore_lines, unify_breaks
 from nshash.options import Options
+from nshash.site import SITE_KEYS, SITE_MIN_CHARS, site_key
 from nshash.sketch import GRAM, Sketch, sketch
 from nshash.text import (
     _CJK_RE,
@@ -93,6 +94,12 @@ class Features(NamedTuple):
     #: 32 bits): line ``i`` is ``whole[line_ends[i - 1]:line_ends[i]]``, so the
     #: decision can sketch the page without the lines it knows as frame.
     line_ends: array[int] = array("I")
+    #: The page's site signature: :func:`~nshash.site.site_key` of a few of
+    #: the chrome lines it dropped at its edges (:func:`site_keys`,
+    #: ``array('I')``).  A cluster's member keeps them in its line filter, so
+    #: that a later page tells a sibling of the member's site
+    #: (:func:`~nshash.site.same_site`) from a copy elsewhere.
+    site_keys: array[int] = array("I")
 
 
 class Fingerprinter:
@@ -121,8 +128,11 @@ class Fingerprinter:
         """What the C accelerator's ``features`` takes after the text; ``None`` when only Python computes features."""
         return self._c_args if speedups is not None else None
 
-    def clean(self, text: str) -> str:
-        """The page's text as it is split: markup, chrome and wrapping removed, folded, lost line breaks restored."""
+    def clean(self, text: str, edges: list[str] | None = None) -> str:
+        """The page's text as it is split: markup, chrome and wrapping removed, folded, lost line breaks restored.
+
+        ``edges``: receives the chrome lines dropped at the page's edges (:func:`~nshash.text.drop_chrome`).
+        """
         opts = self.options
         text = unify_breaks(text)
         if opts.normalize:
@@ -133,7 +143,7 @@ class Fingerprinter:
         # after wrapped lines are joined (a paragraph is broken the same way, wrapped or not).
         text = restore_lines(text)
         if opts.chrome:
-            text = restore_lines(drop_chrome(text))
+            text = restore_lines(drop_chrome(text, edges))
         return text
 
     def pieces(self, text: str) -> list[str]:
@@ -182,13 +192,17 @@ class Fingerprinter:
         if speedups is not None and self._c_args is not None:
             found = speedups.features(text, *self._c_args)
             if found is not None:
-                keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends = found
-                return Features(keys, positions, doc_key, Sketch(grams, slots), line_keys, line_grams, whole, line_ends)
+                keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends, site = found
+                sketch_ = Sketch(grams, slots)
+                return Features(keys, positions, doc_key, sketch_, line_keys, line_grams, whole, line_ends, site)
         return self.features_python(text)
 
     def features_python(self, text: str) -> Features:
         """:meth:`features` in pure Python: the specification the C version is tested against."""
-        clean = self.clean(text)
+        edges: list[str] = []
+        clean = self.clean(text, edges)
+        site = site_keys(edges, self._hash)
+        del edges
         # The pieces are the lines of one delimited string, read one at a time; each
         # copy of the page is let go once what it gives is taken (a page may be large).
         delimited = delimit(clean, self.options.split, self.options.normalize, markup=False)
@@ -205,7 +219,7 @@ class Fingerprinter:
         if len(set(keys)) < len(keys):
             keys, positions = _drop_template_keys(keys, positions)
         doc_key = self._hash(_WHOLE_TEXT_PREFIX + whole)
-        return Features(keys, positions, doc_key, sketch(whole), line_keys, line_grams, whole, line_ends)
+        return Features(keys, positions, doc_key, sketch(whole), line_keys, line_grams, whole, line_ends, site)
 
     def _lines(self, clean: str) -> tuple[array[int], array[int], array[int]]:
         """32-bit keys, gram counts and ends in the whole text of the page's non-empty lines (one line at a time).
@@ -225,7 +239,7 @@ class Fingerprinter:
             end += len(part) - part.count("\n")
             normalised = normalize_line(line)
             if normalised:
-                keys.append(self._hash(_LINE_MARK + normalised) & 0xFFFFFFFF)
+                keys.append(line_key(normalised, self._hash))
                 count = max(0, len(normalised) - GRAM + 1)
                 if count > 0xFFFFFFFF:  # a line of 4 G characters
                     grams = array("q", grams)
@@ -261,6 +275,29 @@ class Fingerprinter:
         """The keys of the ``n`` longest sentences, deduplicated (what ``get_nshash`` returns)."""
         keys = self.features(text).keys[: 2 * self.options.n]
         return list(dict.fromkeys(keys))
+
+
+def line_key(normalised: str, hashfunc: HashFunc) -> int:
+    """The 32-bit key of a line normalised by :func:`~nshash.text.normalize_line` (:attr:`Features.line_keys`)."""
+    return hashfunc(_LINE_MARK + normalised) & 0xFFFFFFFF
+
+
+def site_keys(edges: Iterable[str], hashfunc: HashFunc) -> array[int]:
+    """A page's site signature (:attr:`Features.site_keys`) from the chrome lines dropped at its edges.
+
+    The :func:`~nshash.site.site_key` of each line of at least
+    :data:`~nshash.site.SITE_MIN_CHARS` characters, normalised, once each, in
+    page order; the first and last :data:`~nshash.site.SITE_KEYS` of them.
+    """
+    keys: dict[int, None] = {}
+    for line in edges:
+        normalised = normalize_line(line)
+        if len(normalised) >= SITE_MIN_CHARS:
+            keys[site_key(line_key(normalised, hashfunc))] = None
+    found = list(keys)
+    if len(found) > 2 * SITE_KEYS:
+        found = found[:SITE_KEYS] + found[-SITE_KEYS:]
+    return array("I", found)
 
 
 def line_counts(grams: Sequence[int]) -> array[int]:

@@ -14,6 +14,7 @@ from nshash.boilerplate import UNSEEN
 from nshash.estimate import unframed
 from nshash.fingerprint import Features
 from nshash.members import Member
+from nshash.site import same_site
 from nshash.sketch import (
     Sketch,
     chrome_lines,
@@ -99,7 +100,7 @@ def shared_frame(features: Features, members: list[Member], known: Sequence[int]
             if shares_header(keys, grams, member.lines):
                 if run >= MIDDLE_SHARE * smaller and edited_middle(features, member, lines, seen):
                     continue  # an edited copy's unchanged paragraphs
-            elif run >= ARTICLE_SHARE * smaller:
+            elif run >= ARTICLE_SHARE * smaller and not same_site(features.site_keys, member.lines):
                 continue  # the member's article, not its frame
         frame |= lines
     return frame

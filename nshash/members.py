@@ -37,7 +37,7 @@ class Member(NamedTuple):
     """What a cluster keeps of one of its first documents."""
 
     sketch: Sketch
-    #: :func:`line_filter` of its lines.
+    #: :func:`line_filter` of its lines and its site keys (:attr:`~nshash.fingerprint.Features.site_keys`).
     lines: int
     #: :func:`member_tail` of its lines; 0 in a member stored before nshash kept it.
     tail: int = 0
@@ -104,12 +104,13 @@ def load_members(view: StoreView, clusters: list[int], members: int) -> dict[int
 
 
 def stored_form(features: Features) -> list[int]:
-    """What a cluster keeps of a document: :func:`to_entries` of its sketch and line filter."""
+    """What a cluster keeps of a document: :func:`to_entries` of its sketch and line filter (lines and site keys)."""
     if speedups is not None:
-        return list(speedups.member_entries(features.line_keys, features.line_grams, *features.sketch))
-    return to_entries(
-        Member(features.sketch, line_filter(features.line_keys), member_tail(features.line_keys, features.line_grams))
-    )
+        return list(
+            speedups.member_entries(features.line_keys, features.line_grams, *features.sketch, features.site_keys)
+        )
+    lines = line_filter(features.line_keys) | line_filter(features.site_keys)
+    return to_entries(Member(features.sketch, lines, member_tail(features.line_keys, features.line_grams)))
 
 
 def add_member(view: StoreView, cluster: int, features: Features, members: int, known: int | None) -> None:

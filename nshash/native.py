@@ -102,8 +102,8 @@ def assign_packed_native(
 
 
 def _features(found: tuple[Any, ...]) -> Features:
-    keys, positions, doc_key, (grams, slots), line_keys, line_grams, whole, line_ends = found
-    return Features(keys, positions, doc_key, Sketch(grams, slots), line_keys, line_grams, whole, line_ends)
+    keys, positions, doc_key, (grams, slots), *lines = found
+    return Features(keys, positions, doc_key, Sketch(grams, slots), *lines)
 
 
 def _lent_tables(view: StoreView) -> tuple[Any, Any] | None:

@@ -10,10 +10,10 @@ packer gives the same bytes (tests compare them).
 The layout, in the byte order of the machine that packed it (the header says
 which; a process of another byte order refuses it)::
 
-    header  "NSF1", u32 0x01020304, u64 pages
-    a page  u8 flags, u32 keys, u32 positions, u32 lines, u64 characters, u64 grams, u64 doc_key,
-            keys (u64 each), positions (i64), line keys (u32), line grams and line ends
-            (u32 each, i64 when flagged wide), the sketch's slots, the whole text
+    header  "NSF2", u32 0x01020304, u64 pages
+    a page  u8 flags, u32 keys, u32 positions, u32 lines, u32 site keys, u64 characters, u64 grams,
+            u64 doc_key, keys (u64 each), positions (i64), line keys (u32), line grams and line ends
+            (u32 each, i64 when flagged wide), site keys (u32), the sketch's slots, the whole text
             (characters x 1, 2 or 4 bytes: the narrowest that holds it, as CPython stores it)
 
 ``flags``: 1 an empty page (no ``doc_key``), 2 wide line grams, 4 wide line
@@ -33,10 +33,10 @@ from nshash.errors import ArgumentError
 from nshash.fingerprint import Features
 from nshash.sketch import SLOTS, Sketch
 
-MAGIC: Final = b"NSF1"
+MAGIC: Final = b"NSF2"
 _ORDER: Final = 0x01020304
 _HEADER: Final = struct.Struct("=4sIQ")
-_PAGE: Final = struct.Struct("=BIIIQQQ")
+_PAGE: Final = struct.Struct("=BIIIIQQQ")
 _EMPTY, _WIDE_GRAMS, _WIDE_ENDS = 1, 2, 4
 _KIND_SHIFT: Final = 3
 #: Codecs of a string stored 1, 2 or 4 bytes a character in this machine's byte order.
@@ -75,6 +75,7 @@ def _page(f: Features) -> bytes:
         len(f.keys),
         len(f.positions),
         len(f.line_keys),
+        len(f.site_keys),
         len(f.whole),
         f.sketch.grams,
         0 if f.doc_key is None else f.doc_key,
@@ -87,6 +88,7 @@ def _page(f: Features) -> bytes:
             array("I", f.line_keys).tobytes(),
             array("q" if grams_wide else "I", f.line_grams).tobytes(),
             array("q" if ends_wide else "I", f.line_ends).tobytes(),
+            array("I", f.site_keys).tobytes(),
             bytes(f.sketch.slots),
             f.whole.encode(_CODECS[kind], "surrogatepass"),
         )
@@ -127,13 +129,14 @@ def unpack_page(view: memoryview, at: int) -> tuple[Features, int]:
     """The page packed at byte ``at`` of ``view``, and where the next one starts."""
     if at + _PAGE.size > len(view):
         raise ArgumentError("packed nshash features are truncated or damaged")
-    flags, n_keys, n_positions, n_lines, chars, grams, doc_key = _PAGE.unpack_from(view, at)
+    flags, n_keys, n_positions, n_lines, n_site, chars, grams, doc_key = _PAGE.unpack_from(view, at)
     at += _PAGE.size
     keys, at = _take(view, at, "Q", n_keys)
     positions, at = _take(view, at, "q", n_positions)
     line_keys, at = _take(view, at, "I", n_lines)
     line_grams, at = _take(view, at, "q" if flags & _WIDE_GRAMS else "I", n_lines)
     line_ends, at = _take(view, at, "q" if flags & _WIDE_ENDS else "I", n_lines)
+    site, at = _take(view, at, "I", n_site)
     slots = bytes(view[at : at + SLOTS])
     at += SLOTS
     kind = flags >> _KIND_SHIFT
@@ -150,6 +153,7 @@ def unpack_page(view: memoryview, at: int) -> tuple[Features, int]:
         line_grams,
         whole,
         line_ends,
+        site,
     )
     return features, end
 

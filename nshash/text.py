@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections import deque
 from collections.abc import Iterator
 from typing import Final
 
@@ -282,6 +283,11 @@ CHROME_KEEP: Final = 0.2
 #: A line holding this many sentence ends inside (paragraphs joined into one line) is prose,
 #: never a link title: it closes a run as a sentence end does.
 CHROME_PROSE: Final = 3
+#: A page's site signature (:attr:`nshash.fingerprint.Features.site_keys`) is
+#: made of the chrome lines dropped above its first kept line and below its
+#: last: its menus, its header and footer links.  At most this many lines are
+#: read at each edge: a page of a million menu lines keeps a few.
+SITE_EDGE_LINES: Final = 64
 _INNER_END_RE: Final = re.compile(r"[.!?](?=\s)|[。！？]")
 
 _SEPARATOR_RE: Final = re.compile(r"\s[|·•»›>/\\-]\s|[|｜·•»›]")
@@ -378,7 +384,7 @@ def _rejoined_lines(text: str, joins: bytearray) -> Iterator[str]:
         yield current
 
 
-def drop_chrome(text: str) -> str:
+def drop_chrome(text: str, edges: list[str] | None = None) -> str:
     """Remove a whole page's chrome lines and join hard-wrapped lines.
 
     On pages with at least :data:`CHROME_MIN_LINES` non-empty lines, drops short
@@ -393,6 +399,11 @@ def drop_chrome(text: str) -> str:
     Two passes over the lines, keeping two bytes a line in between, never a
     list of the lines: a page of millions of tiny lines costs a few bytes a
     character.
+
+    ``edges``, when given, receives the dropped lines above the first kept
+    line and below the last (at most :data:`SITE_EDGE_LINES` at each edge,
+    the first ones above and the last ones below, in page order): what the
+    page's site signature is made of.
 
     >>> drop_chrome("A line that was wrapped by the editor at forty\\ncharacters goes on here.")
     'A line that was wrapped by the editor at forty characters goes on here.'
@@ -438,12 +449,24 @@ def drop_chrome(text: str) -> str:
         keep = bytearray(b"\x01") * len(keep)  # too little would remain: the page stays whole
     out: list[str] = []
     chunk: list[str] = []
+    top: list[str] = []
+    bottom: deque[str] = deque(maxlen=SITE_EDGE_LINES)  # the lines since the last kept one
     for line, kept_line in zip(_rejoined_lines(text, joins), keep):
         if kept_line:
+            bottom.clear()
             chunk.append(line)
             if len(chunk) == 4096:  # joined in chunks: no list of every line
                 out.append("\n".join(chunk))
                 chunk.clear()
+        elif edges is None:
+            continue
+        elif out or chunk:
+            bottom.append(line)
+        elif len(top) < SITE_EDGE_LINES:
+            top.append(line)
     if chunk:
         out.append("\n".join(chunk))
+    if edges is not None and out:
+        edges += top
+        edges += bottom
     return "\n".join(out)

@@ -43,9 +43,8 @@ def c_features(options: Options, page: str) -> Features | None:
     found = speedups.features(page, *Fingerprinter(options)._c_args)
     if found is None:
         return None
-    keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends = found
-    sketch = fingerprint.Sketch(grams, slots)
-    return Features(keys, positions, doc_key, sketch, line_keys, line_grams, whole, line_ends)
+    keys, positions, doc_key, grams, slots, *lines = found
+    return Features(keys, positions, doc_key, fingerprint.Sketch(grams, slots), *lines)
 
 
 def assert_same(options: Options, page: str) -> bool:

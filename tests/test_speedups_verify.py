@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nshash import boilerplate, decide, estimate, frame, sketch
+from nshash import boilerplate, decide, estimate, frame, site, sketch
 from nshash import members as members_module
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.members import ENTRIES, Member, entry_keys, from_entries, members_at, to_entries
@@ -24,7 +24,8 @@ SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sa
 
 def test_the_verification_constants_come_from_the_python_specification() -> None:
     for name, value in speedups.VERIFY.items():
-        module = next(m for m in (frame, estimate, decide, boilerplate, sketch, members_module) if hasattr(m, name))
+        modules = (frame, estimate, decide, boilerplate, sketch, members_module, site)
+        module = next(m for m in modules if hasattr(m, name))
         assert getattr(module, name) == value, name
         assert type(getattr(module, name)) is type(value), name
     assert 1 / (1 << speedups.VERIFY["_SLOT_BITS"]) == sketch._CHANCE
@@ -33,6 +34,12 @@ def test_the_verification_constants_come_from_the_python_specification() -> None
 # Line keys from a small pool, so that documents and members share lines (headers, footers) often.
 line_keys = st.lists(st.integers(0, 40).map(lambda k: (k * 0x9E3779B1) & 0xFFFFFFFF), max_size=30)
 slot_bytes = st.binary(min_size=sketch.SLOTS, max_size=sketch.SLOTS)
+# Site keys from a small pool too, so that documents are often of a member's site (site.same_site).
+site_keys = st.lists(
+    st.integers(0, 12).map(lambda k: site.site_key((k * 0x85EBCA6B) & 0xFFFFFFFF)),
+    max_size=2 * site.SITE_KEYS,
+    unique=True,
+)
 
 
 line_texts = st.text(alphabet="abcdefgh", max_size=150)
@@ -55,13 +62,29 @@ def documents(draw: st.DrawFn) -> Features:
     grams = draw(st.lists(sizes, min_size=len(keys), max_size=len(keys)))
     text_grams = draw(st.integers(0, 5000))
     whole, ends = whole_of(draw(st.lists(line_texts, min_size=len(keys), max_size=len(keys))))
-    return Features([], [], 1, Sketch(text_grams, draw(slot_bytes)), keys, grams, whole, ends)
+    site_of = array("I", draw(site_keys))
+    return Features([], [], 1, Sketch(text_grams, draw(slot_bytes)), keys, grams, whole, ends, site_of)
 
 
 def c_verify(doc: Features, entries: list[int | None], clusters: int, per: int, known: tuple[int, ...] = ()) -> object:
     return speedups.verify(
-        doc.line_keys, doc.line_grams, *doc.sketch, entries, clusters, per, doc.whole, doc.line_ends, known
+        doc.line_keys,
+        doc.line_grams,
+        *doc.sketch,
+        entries,
+        clusters,
+        per,
+        doc.whole,
+        doc.line_ends,
+        known,
+        doc.site_keys,
     )
+
+
+def stored(doc: Features) -> Member:
+    """What a cluster keeps of ``doc`` (members.stored_form), in Python."""
+    lines = line_filter(doc.line_keys) | line_filter(doc.site_keys)
+    return Member(doc.sketch, lines, member_tail(doc.line_keys, doc.line_grams))
 
 
 @st.composite
@@ -76,7 +99,8 @@ def members(draw: st.DrawFn) -> Member:
     grams = draw(st.lists(st.sampled_from([0, 40, 99, 100, 300]), min_size=len(keys), max_size=len(keys)))
     # Its tail names lines of the shared pool (or is not known, as in a member stored before tails).
     tail = draw(st.sampled_from([0, sketch.member_tail(keys, grams)]))
-    return Member(Sketch(draw(st.integers(0, 5000)), bytes(slots)), line_filter(keys), tail)
+    lines = line_filter(keys) | line_filter(draw(site_keys))
+    return Member(Sketch(draw(st.integers(0, 5000)), bytes(slots)), lines, tail)
 
 
 def _entries(clusters: list[list[Member]], per: int) -> list[int | None]:
@@ -116,7 +140,7 @@ def test_c_verify_equals_verify_score(
 def test_a_missing_member_hides_the_ones_after_it() -> None:
     member = Member(Sketch(50, bytes(range(128))), line_filter([1, 2]))
     entries = [*([None] * ENTRIES), *to_entries(member)]
-    assert speedups.verify([], [], 50, bytes(range(128)), entries, 1, 2, "", [], []) == [(0.0, 0)]
+    assert speedups.verify([], [], 50, bytes(range(128)), entries, 1, 2, "", [], [], []) == [(0.0, 0)]
     assert members_at(entries, 0, 2) == []
 
 
@@ -124,10 +148,10 @@ def test_c_verify_on_real_pages_equals_the_specification() -> None:
     fingerprinter = Fingerprinter(Options())
     docs = [json.loads(line)["content"] for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
     features = [fingerprinter.features(doc) for doc in docs]
-    stored = [Member(f.sketch, line_filter(f.line_keys), member_tail(f.line_keys, f.line_grams)) for f in features]
+    kept = [stored(f) for f in features]
     for index, doc in enumerate(features):
         # Each page against clusters made of the pages around it (one site's siblings sit together).
-        clusters = [stored[max(0, index - 3) : index], stored[index + 1 : index + 4], [stored[index]]]
+        clusters = [kept[max(0, index - 3) : index], kept[index + 1 : index + 4], [kept[index]]]
         entries = _entries(clusters, 3)
         # Every third line known to another cluster: the page without them is compared too; the
         # first and last lines known: a frame shared with a member is known (estimate.frame_free_score).
@@ -141,8 +165,8 @@ def test_c_verify_on_real_pages_equals_the_specification() -> None:
 @settings(max_examples=200, deadline=None)
 @given(documents())
 def test_c_member_entries_equal_to_entries(doc: Features) -> None:
-    expected = to_entries(Member(doc.sketch, line_filter(doc.line_keys), member_tail(doc.line_keys, doc.line_grams)))
-    assert speedups.member_entries(doc.line_keys, doc.line_grams, *doc.sketch) == expected
+    expected = to_entries(stored(doc))
+    assert speedups.member_entries(doc.line_keys, doc.line_grams, *doc.sketch, doc.site_keys) == expected
 
 
 def test_a_gram_count_past_32_bits_is_capped_and_keeps_the_tail() -> None:
@@ -150,7 +174,7 @@ def test_a_gram_count_past_32_bits_is_capped_and_keeps_the_tail() -> None:
     member = Member(Sketch(2**33 + 5, bytes(range(128))), line_filter(keys), member_tail(keys, grams))
     stored = from_entries(to_entries(member))
     assert stored is not None and stored.tail == member.tail and stored.sketch.grams == 2**32 - 1
-    assert speedups.member_entries(keys, grams, 2**33 + 5, bytes(range(128))) == to_entries(member)
+    assert speedups.member_entries(keys, grams, 2**33 + 5, bytes(range(128)), []) == to_entries(member)
 
 
 @pytest.mark.parametrize("clusters", [[], [1], [7, 2**40, 1], [2**56 - 1]])
@@ -168,18 +192,20 @@ def test_ids_past_the_c_keys_are_left_to_python(cluster: int) -> None:
 @pytest.mark.parametrize(
     ("args", "error"),
     [
-        (([], [], 1, b"x", [], 0, 3, "", [], []), ValueError),  # slots of the wrong size
-        (([1], [], 1, bytes(128), [], 0, 3, "", [], []), ValueError),  # lines and grams differ
-        (([], [], 1, bytes(128), [None], 1, 3, "", [], []), ValueError),  # entries do not fit
-        (([], [], 1, bytes(128), [], 0, 5, "", [], []), ValueError),  # more members than the layout holds
-        (([], [], 1, bytes(128), ["x"] * ENTRIES, 1, 1, "", [], []), TypeError),
-        (([], [], 1, bytes(128), [2**64] * ENTRIES, 1, 1, "", [], []), OverflowError),
-        (([], [], 1, bytes(128), [], 0, 3, b"", [], []), TypeError),  # whole is not a str
-        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [4], []), ValueError),  # a line ends past the text
-        (([1, 2], [5, 5], 1, bytes(128), [], 0, 3, "abc", [2, 1], []), ValueError),  # ends fall
-        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [], []), ValueError),  # a line without an end
-        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [3], [1]), ValueError),  # a known line it lacks
-        (([], [], 1, bytes(128), [], 0, 3, "", [], [], 1), TypeError),  # one argument too many
+        (([], [], 1, b"x", [], 0, 3, "", [], [], []), ValueError),  # slots of the wrong size
+        (([1], [], 1, bytes(128), [], 0, 3, "", [], [], []), ValueError),  # lines and grams differ
+        (([], [], 1, bytes(128), [None], 1, 3, "", [], [], []), ValueError),  # entries do not fit
+        (([], [], 1, bytes(128), [], 0, 5, "", [], [], []), ValueError),  # more members than the layout holds
+        (([], [], 1, bytes(128), ["x"] * ENTRIES, 1, 1, "", [], [], []), TypeError),
+        (([], [], 1, bytes(128), [2**64] * ENTRIES, 1, 1, "", [], [], []), OverflowError),
+        (([], [], 1, bytes(128), [], 0, 3, b"", [], [], []), TypeError),  # whole is not a str
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [4], [], []), ValueError),  # a line ends past the text
+        (([1, 2], [5, 5], 1, bytes(128), [], 0, 3, "abc", [2, 1], [], []), ValueError),  # ends fall
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [], [], []), ValueError),  # a line without an end
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [3], [1], []), ValueError),  # a known line it lacks
+        (([], [], 1, bytes(128), [], 0, 3, "", [], [], [], 1), TypeError),  # one argument too many
+        (([], [], 1, bytes(128), [], 0, 3, "", [], [], list(range(17))), ValueError),  # more site keys than a page has
+        (([], [], 1, bytes(128), [], 0, 3, "", [], [], None), TypeError),  # site keys are not a sequence
     ],
 )
 def test_c_verify_refuses_bad_arguments(args: tuple[object, ...], error: type[Exception]) -> None:
