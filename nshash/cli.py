@@ -208,8 +208,10 @@ def _explain(args: argparse.Namespace) -> int:
 
 def _print_decision(why: dict[str, Any]) -> None:
     """NSHash.explain_decision: each candidate cluster, what it scored and needed, and what was decided."""
-    fields = ["cluster", "sentences", "frame lines", "containment", "needs", "passed", "rule"]
-    rows = [{**c, "frame lines": len(c.get("shared_frame", []))} for c in why["candidates"]]
+    fields = ["cluster", "sentences", "frame lines", "same site", "containment", "needs", "passed", "rule"]
+    rows = [
+        {**c, "frame lines": len(c.get("shared_frame", [])), "same site": c.get("same_site")} for c in why["candidates"]
+    ]
     table = [fields] + [
         [f"{c[field]:.3f}" if isinstance(c.get(field), float) else _cell(field, c.get(field)) for field in fields]
         for c in rows

@@ -260,8 +260,10 @@ class NSHash(Compat07, Index):
         it shares with the members as a header or footer and that were left out
         of the comparison), ``frame_seen_elsewhere`` (where it shares none: its
         lines that other clusters have and a member has too, when they bound the
-        score as a frame, :func:`~nshash.estimate.unframed_score`), ``needs``
-        (the containment it needed), ``passed`` and the ``rule`` that decided.
+        score as a frame, :func:`~nshash.estimate.unframed_score`), ``same_site``
+        (whether the page is of a member's site: the menus both dropped are one,
+        :func:`~nshash.site.same_site`), ``needs`` (the containment it needed),
+        ``passed`` and the ``rule`` that decided.
 
         >>> import nshash
         >>> nsh = nshash.NSHash()

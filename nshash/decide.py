@@ -71,6 +71,7 @@ from nshash.match import Match
 from nshash.members import Member, add_member, load_entries, members_at
 from nshash.native import assign_native
 from nshash.options import Options
+from nshash.site import same_site
 from nshash.sketch import (
     containment,
     containment_error,
@@ -239,7 +240,10 @@ def assign_python(
             trace.append({"cluster": roots[c], "sentences": votes[c], "share": share[c], "members": verified[c][1]})
             trace[-1] |= {"frame_lines": frame, "containment": verified[c][0], "passed": c in passed}
             trace[-1] |= {"unframed_lines": [] if frame else unframed_lines(features, kept, known)}
-            trace[-1] |= {"edited_copy": c in edited}
+            trace[-1] |= {
+                "edited_copy": c in edited,
+                "same_site": any(same_site(features.site_keys, m.lines) for m in kept),
+            }
     stored = {c: found for c, (_, found) in verified.items()}
     if passed:
         # The cluster most sentences lead to: a copy that also quotes another

@@ -207,6 +207,7 @@ def test_continue_a_named_index_then_stats_and_explain(store: str, tmp_path: Pat
     why = reference.explain_decision(rows[4]["content"])
     assert f"decision: cluster {why['similar_id']} (containment {why['score']:.3f})" in output
     assert all(c["rule"] in output for c in why["candidates"])
+    assert "same site" in output
     as_json = json.loads(run("explain", "-", *common, "--json", cwd=tmp_path, stdin=rows[0]["content"].encode()).stdout)
     assert as_json == reference.explain(rows[0]["content"])
 

@@ -142,3 +142,16 @@ def test_a_copy_on_another_site_that_ends_in_the_article_still_joins_it(
     ]
     copy = "\n".join([*theirs, *own, *article, *LINKS[::-1]])
     _assert_rule_decides(original, copy, native, monkeypatch, joined=True)
+
+
+def test_explain_decision_says_the_page_is_of_a_member_s_site() -> None:
+    first, second = _one_site_pages(random.Random(5))
+    nsh = nshash.NSHash()
+    nsh.get_similar(first)
+    (candidate,) = nsh.explain_decision(second)["candidates"]
+    assert candidate["same_site"] and not candidate["passed"]
+    assert len(candidate["shared_frame"]) == 16  # the comment thread
+    # The second page on another site: the same thread, other menus and links.
+    elsewhere = "\n".join(f"Elsewhere: {line}" if line in MENU + LINKS else line for line in second.splitlines())
+    (candidate,) = nsh.explain_decision(elsewhere)["candidates"]
+    assert not candidate["same_site"]
