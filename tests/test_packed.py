@@ -180,6 +180,7 @@ def any_features(draw: st.DrawFn) -> Features:
         array("q" if grams_wide else "I", draw(st.lists(st.integers(0, grams_top), min_size=lines, max_size=lines))),
         draw(st.text(max_size=40)),  # any code point, lone surrogates included
         array("q" if ends_wide else "I", draw(st.lists(st.integers(0, ends_top), min_size=lines, max_size=lines))),
+        array("I", draw(st.lists(st.integers(0, 2**32 - 1), max_size=16))),  # site keys
     )
 
 
