@@ -149,7 +149,7 @@ static int grow_sizes(line_sizes *lines, Py_ssize_t capacity) {
     return 0;
 }
 
-/* sketch.site_key: a dropped line's key as it sets a member's line filter. */
+/* site.site_key: a dropped line's key as it sets a member's line filter. */
 static inline uint32_t site_key(uint32_t line_key) { return (uint32_t)((uint64_t)line_key * SITE_MIX); }
 
 /* fingerprint.site_keys of what text.drop_chrome gives as edges: the lines keep drops above the first kept line and
@@ -164,7 +164,8 @@ static int edge_site_keys(const Py_UCS4 *s, const Py_ssize_t *lens, const unsign
                           site_signature *site) {
     Py_ssize_t first = 0, last = count - 1, found = 0;
     while (first < count && !keep[first]) first++;
-    while (last > first && !keep[last]) last--;
+    if (first == count) return 0; /* nothing kept: no edges (the page stays whole) */
+    while (!keep[last]) last--;
     uint32_t keys[2 * SITE_EDGE_LINES];
     for (Py_ssize_t i = 0, at = 0; i < count; at += lens[i++] + 1) {
         if (!((i < first && i < SITE_EDGE_LINES) || (i > last && i >= count - SITE_EDGE_LINES))) continue;

@@ -50,7 +50,7 @@ static inline void add_line(uint64_t *lines, uint32_t key) {
     }
 }
 
-/* sketch.same_site: whether the document is of the site of a member whose line filter is lines. */
+/* site.same_site: whether the document is of the site of a member whose line filter is lines. */
 static int same_site(const doc_lines *d, const uint64_t *lines) {
     if (d->site_count < SITE_MIN_MATCHES) return 0;
     Py_ssize_t hits = 0;

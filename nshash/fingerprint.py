@@ -192,9 +192,8 @@ class Fingerprinter:
         if speedups is not None and self._c_args is not None:
             found = speedups.features(text, *self._c_args)
             if found is not None:
-                keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends, site = found
-                sketch_ = Sketch(grams, slots)
-                return Features(keys, positions, doc_key, sketch_, line_keys, line_grams, whole, line_ends, site)
+                keys, positions, doc_key, grams, slots, *lines = found  # lines: line keys ... site keys
+                return Features(keys, positions, doc_key, Sketch(grams, slots), *lines)
         return self.features_python(text)
 
     def features_python(self, text: str) -> Features:
