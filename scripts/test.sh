@@ -24,7 +24,8 @@ ruff check .
 ruff format --check .
 mypy
 # The documentation site: every warning is an error; nothing is fetched (no Google Fonts, no inventories).
-NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict --quiet
+# Not --quiet: it hides the warnings from --strict too (a broken link passed with it).
+NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict
 # The suite with the C accelerator (a failed build is an error here, not a
 # silent fallback), then again in pure Python every test file whose code has
 # a C twin (features, decisions, the memory store's tables) or that checks ids.
