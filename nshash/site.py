@@ -39,9 +39,10 @@ SITE_KEYS: Final = 8
 _SITE_MIX: Final = 0x9E3779B1
 #: A page is of a member's site (:func:`same_site`) when at least
 #: ``SITE_MIN_MATCHES`` of its site keys, and this share of them, are in the
-#: member's line filter.  A key is a false hit about 2% of the time at the
-#: filter's usual fill (100 lines), so two sites look alike at most about once
-#: in 10,000 pairs (pages of 5 or 6 keys, 3 false hits).
+#: member's line filter.  A key is a false hit 1.6% of the time at the
+#: filter's usual fill (100 lines: a quarter of its bits set), so two sites
+#: look alike about once in 10,000 pairs at most (a page of 6 keys, 3 of them
+#: false hits).
 SITE_MATCH: Final = 0.5
 SITE_MIN_MATCHES: Final = 3
 
