@@ -309,13 +309,6 @@ static PyObject *u32_array(const uint32_t *values, Py_ssize_t count) {
     return array;
 }
 
-/*
- * Fingerprinter._lines: 32-bit keys and gram counts of the clean text's lines
- * (normalize_line), as array('I') and array('I') (array('q') when a line has
- * more grams than 32 bits hold).  One pass into scratch arrays sized by the
- * text's lines, then copied: counting the kept lines first was a second pass.
- * *keyed: 1 for each of the text's lines that is keyed, else 0 (PyMem_Raw; the caller frees it).
- */
 /* fingerprint.line_key of s[0:len] normalised (noise removed, ASCII lower-cased), and in *chars the normalised
  * line's length; -1 (MemoryError set) when out of memory. */
 static inline int line_key_of(const Py_UCS4 *s, Py_ssize_t len, scratch *buf, uint32_t *key, Py_ssize_t *chars) {
@@ -335,6 +328,13 @@ static inline int line_key_of(const Py_UCS4 *s, Py_ssize_t len, scratch *buf, ui
     return 0;
 }
 
+/*
+ * Fingerprinter._lines: 32-bit keys and gram counts of the clean text's lines
+ * (normalize_line), as array('I') and array('I') (array('q') when a line has
+ * more grams than 32 bits hold).  One pass into scratch arrays sized by the
+ * text's lines, then copied: counting the kept lines first was a second pass.
+ * *keyed: 1 for each of the text's lines that is keyed, else 0 (PyMem_Raw; the caller frees it).
+ */
 static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **keys, PyObject **grams,
                      unsigned char **keyed) {
     Py_ssize_t text_lines = 2; /* one more than the lines read: a last empty one */

@@ -227,8 +227,6 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     site_signature site = {.buf = &buf, .count = 0};
     if (o.chrome && (drop_chrome(s, &n, &joined, &site) < 0 || (joined && restore_lines(&s, &n, &capacity) < 0)))
         goto done;
-    lsite = u32_array(site.keys, site.count);
-    if (lsite == NULL) goto done;
     if (line_keys(s, n, &buf, &lkeys, &lgrams, &keyed) < 0) goto done;
     /* Features.line_ends: where each keyed line ends in the whole text, filled by split_pieces. */
     Py_ssize_t keyed_count = PyObject_Length(lkeys);
@@ -253,9 +251,8 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
         Py_SETREF(lends, new_array("I", 0, &none));
         if (lends == NULL) goto done;
         PyBuffer_Release(&none);
-        Py_SETREF(lsite, new_array("I", 0, &none)); /* as features_python: no site keys either */
+        lsite = u32_array(site.keys, 0); /* as features_python: no site keys either */
         if (lsite == NULL) goto done;
-        PyBuffer_Release(&none);
         memset(slots, 0, SLOTS);
         result = Py_BuildValue("([][]Oiy#OOsOO)", Py_None, 0, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams,
                                "", lends, lsite);
@@ -274,6 +271,8 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     uint64_t doc_key = hash_text(&buf, doc_prefix, DOC_PREFIX_LEN, s, n, &failed);
     if (failed) goto done;
     Py_ssize_t grams = sketch_of(PyUnicode_4BYTE_KIND, s, n, slots);
+    lsite = u32_array(site.keys, site.count);
+    if (lsite == NULL) goto done;
     result = Py_BuildValue("(NNKny#OOOOO)", list_of_keys(keys, 2 * count), list_of_sizes(positions, count),
                            (unsigned long long)doc_key, grams, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams,
                            whole, lends, lsite);
