@@ -94,7 +94,7 @@ def write_constants() -> None:
     lines = ["/* Written by setup.py from the constants of the nshash modules it names: do not edit. */"]
     for name, macro in CONSTANTS.items():
         lines.append(f"#define {macro} {values[name]}{'ULL' if macro == 'PRIME' else ''}")
-    # Verification (nshash/_verify.h): floats as repr writes them, which C reads back exactly.
+    # Verification (nshash/_estimate.h, _frame.h, _verify.h): floats as repr writes them, which C reads back exactly.
     for module, names in VERIFY.items():
         found = module_values(module)
         for name in names:
@@ -263,8 +263,13 @@ setup(
                 "nshash/_chrome.h",
                 "nshash/_linebreaks.h",
                 "nshash/_sentences.h",
+                "nshash/_member.h",
+                "nshash/_estimate.h",
+                "nshash/_frame.h",
                 "nshash/_verify.h",
                 "nshash/_inttable.h",
+                "nshash/_table_methods.h",
+                "nshash/_table_type.h",
                 "nshash/_assign.h",
                 "nshash/_blocks.h",
                 "nshash/_packed.h",
@@ -273,6 +278,7 @@ setup(
                 "nshash/estimate.py",
                 "nshash/decide.py",
                 "nshash/frame.py",
+                "nshash/site.py",
                 "nshash/boilerplate.py",
                 "nshash/text.py",
                 "nshash/fingerprint.py",

@@ -9,7 +9,7 @@
  * written, and decide.assign then takes the page in Python: an empty page,
  * ids past the 64-bit entry keys.  (Merges were handed back too: 1% of the
  * speed benchmark's pages, 8% of its time.)  Included by _speedups.c after
- * _inttable.h, _blocks.h and _verify.h; tests compare the two paths' ids,
+ * the tables (_inttable.h, _blocks.h) and verification (_verify.h); tests compare the two paths' ids,
  * scores and tables.
  */
 #ifndef NSHASH_ASSIGN_H

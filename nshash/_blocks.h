@@ -10,7 +10,7 @@
  * Keys whose low bits are ENTRIES or more (no member has them) go to a plain
  * overflow Table, so any key is storable as in every table.  Same methods and
  * behaviour as Table (tests run both through one model); included by
- * _speedups.c after _inttable.h.
+ * _speedups.c after _table_type.h.
  */
 #ifndef NSHASH_BLOCKS_H
 #define NSHASH_BLOCKS_H

@@ -15,7 +15,8 @@
  *   tables() -> dict: the tables the C holds, for the test against nshash.text.
  *   verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known, site_keys)
  *       -> [(score, members found)]: nshash.decide.verify_score of a document
- *       against each cluster's stored members (_verify.h).
+ *       against each cluster's stored members (_verify.h, over _member.h,
+ *       _estimate.h and _frame.h).
  *   member_entries(line_keys, line_grams, grams, slots, site_keys) -> list: members.stored_form of a document.
  *   entry_keys(clusters, members) -> list | None: members.entry_keys of each.
  *   assign(tables, pending, features, options, allocate_id) -> (similar_id, is_new, score, matched) | None
@@ -26,7 +27,8 @@
  *   Blocks: a Table keeping each cluster member's sketch words together, the
  *       memory store's `sketch` table (_blocks.h).
  *   Table: unsigned 64-bit keys -> signed 64-bit values in flat arrays, the
- *       memory store's tables (_inttable.h).
+ *       memory store's tables (_inttable.h; its methods _table_methods.h,
+ *       _table_type.h).
  *
  * The Python functions are the specification; tests compare the two.  The
  * constants and tables come from the Python modules through
@@ -43,6 +45,9 @@
 #include "_linebreaks.h"
 #include "_markup.h"
 #include "_sentences.h"
+#include "_member.h"
+#include "_estimate.h"
+#include "_frame.h"
 #include "_verify.h"
 
 /* nshash.features.mix64: the 64-bit finaliser of MurmurHash3 (also the tables' slot hash). */
@@ -55,6 +60,8 @@ static inline uint64_t mix64(uint64_t v) {
 }
 
 #include "_inttable.h"
+#include "_table_methods.h"
+#include "_table_type.h"
 #include "_blocks.h"
 #include "_assign.h"
 #include "_packed.h"

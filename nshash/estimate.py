@@ -1,7 +1,7 @@
 """How far a containment estimate between two sketches can be trusted: sizes, a shared frame, a page's body.
 
 :func:`nshash.decide.verify_score` scores a document against a cluster's
-members with these; the C (``nshash/_verify.h``) implements them too, tested
+members with these; the C (``nshash/_estimate.h``) implements them too, tested
 against these.
 """
 

@@ -1,7 +1,7 @@
 """A page's frame: the header and footer it shares with a cluster's members, and the lines other clusters have.
 
 Verification (:func:`nshash.decide.verify_score`) leaves the frame out of the
-comparison; these helpers find it.  The C (``nshash/_verify.h``) implements
+comparison; these helpers find it.  The C (``nshash/_frame.h``) implements
 them too, tested against these.
 """
 

@@ -6,7 +6,7 @@ apart from its lines (:func:`site_key`), go into the line filter its
 cluster keeps of it (:mod:`nshash.members`).  :mod:`nshash.frame` asks
 :func:`same_site` to tell a sibling page of a member's site, whose footer
 is most of both pages, from a copy of the member's article elsewhere.
-The C (``nshash/_chrome.h``, ``nshash/_verify.h``) implements them too.
+The C (``nshash/_chrome.h``, ``nshash/_frame.h``, ``nshash/_member.h``) implements them too.
 
 Members stored before nshash kept site keys have none: pages compared with
 them decide as before.  Tried and not kept (real chrome around real

@@ -1,4 +1,7 @@
-"""Verification in C (``nshash/_verify.h``) computes exactly what nshash.decide, estimate, frame and sketch specify."""
+"""Verification in C computes exactly what nshash.decide, estimate, frame and sketch specify.
+
+The C: ``nshash/_verify.h`` over ``_member.h``, ``_estimate.h`` and ``_frame.h``.
+"""
 
 from __future__ import annotations
 
