@@ -69,7 +69,12 @@ static double trusted_containment(const member *a, const member *b, Py_ssize_t c
 static double body_score(const member *body, const member *other) {
     Py_ssize_t small = body->grams < other->grams ? body->grams : other->grams;
     Py_ssize_t large = body->grams < other->grams ? other->grams : body->grams;
-    if (body->grams < BODY_MIN_GRAMS || (double)large >= BODY_SIZE_RATIO * (double)small) return 0.0;
+    if (body->grams < BODY_MIN_GRAMS) return 0.0;
+    if ((double)large >= BODY_SIZE_RATIO * (double)small) { /* as whole texts too far apart in size */
+        if (body->grams > other->grams || body->grams < SIZE_RATIO_GRAMS) return 0.0;
+        double whole = containment(body, other);
+        return whole >= SIZE_RATIO_CONTAINMENT ? whole : 0.0;
+    }
     double score = containment(body, other) - BODY_ERRORS * containment_error(body, other);
     return score > 0.0 ? score : 0.0;
 }

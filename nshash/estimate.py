@@ -191,9 +191,26 @@ def unframed_score(body: Sketch, page: Sketch, other: Sketch, known: int) -> flo
 def body_score(body: Sketch, other: Sketch) -> float:
     """The containment of a page's body and a member, one error below the estimate; 0 when it means little.
 
-    See :data:`BODY_MIN_GRAMS`.
+    See :data:`BODY_MIN_GRAMS`.  A body :data:`BODY_SIZE_RATIO` times smaller
+    than the member or more counts as whole texts of sizes too far apart do
+    (:func:`trusted_containment`): only when almost wholly in it
+    (:data:`SIZE_RATIO_CONTAINMENT`) and of :data:`SIZE_RATIO_GRAMS` or more.
+    That is an article copied verbatim into a page far longer than the copy's
+    own (its frame left out of the body, the member's other site's frame not).
+    Measured (2026-12-05), against 0 at any such size: the 95 synthetic files
+    of nineteen seeds F1 up on 48, down on none (recall +0.07 points in the
+    mean, precision -0.0013 at most); real chrome around real articles F1
+    0.901 -> 0.903; the independent corpus (seeds 1-4) en F1 up on 3 seeds by
+    up to 0.0008, zh unchanged; the sample unchanged; the real pages all-forms
+    F1 0.9555 -> 0.9549 (one feeding order: a page's three text forms joined its
+    raw HTML, which another page's cluster already held).
     """
     small, large = sorted((body.grams, other.grams))
-    if body.grams < BODY_MIN_GRAMS or large >= BODY_SIZE_RATIO * small:
+    if body.grams < BODY_MIN_GRAMS:
         return 0.0
+    if large >= BODY_SIZE_RATIO * small:
+        if body.grams > other.grams or body.grams < SIZE_RATIO_GRAMS:
+            return 0.0
+        score = containment(body, other)
+        return score if score >= SIZE_RATIO_CONTAINMENT else 0.0
     return max(0.0, containment(body, other) - BODY_ERRORS * containment_error(body, other))
