@@ -9,7 +9,7 @@ import pytest
 import nshash.decide
 from nshash.estimate import BODY_SIZE_RATIO, SIZE_RATIO_CONTAINMENT, SIZE_RATIO_GRAMS, body_score
 from nshash.sketch import Sketch, sketch
-from tests.test_decide import _assert_rule_joins, heavy_site, page, paragraph
+from tests.pages import assert_rule_joins, heavy_site, page, paragraph
 
 
 def test_a_body_far_smaller_than_the_member_counts_only_when_almost_wholly_in_it() -> None:
@@ -47,4 +47,4 @@ def test_a_verbatim_copy_joins_an_original_inside_a_far_longer_page(
     original = page(here, article, "The story")
     assert len(original) >= BODY_SIZE_RATIO * len("\n".join(article))
     copy = page(there, article, "The story")
-    _assert_rule_joins(original, others, copy, native, monkeypatch, "body_score", _before, module=nshash.decide)
+    assert_rule_joins(original, others, copy, native, monkeypatch, "body_score", _before, module=nshash.decide)
