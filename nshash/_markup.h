@@ -13,6 +13,7 @@
 
 enum { NO_MATCH = -1, FALLBACK = -2, UNESCAPE = 1 };
 #define TAG_ATTRS 500 /* [^<>]{0,500} in _BLOCK_TAG_RE and _TAG_RE */
+#define BASE64_PAYLOAD 64 /* {64,} in _BASE64_RE */
 
 static inline int is_ascii_alnum(Py_UCS4 c) { return c < 128 && (Py_ISALNUM((int)c)); }
 
@@ -116,6 +117,30 @@ static int strip_hidden(Py_UCS4 *s, Py_ssize_t *len) {
     return 0;
 }
 
+static inline int is_base64(Py_UCS4 c) { return c < 128 && (Py_ISALNUM((int)c) || c == '+' || c == '/' || c == '='); }
+
+/* _BASE64_RE.sub("base64,", ...) in place: base64,[A-Za-z0-9+/=]{64,} keeps its "base64,". */
+static void strip_payloads(Py_UCS4 *s, Py_ssize_t *len) {
+    static const char prefix[] = "base64,";
+    const Py_ssize_t n = *len, plen = (Py_ssize_t)sizeof prefix - 1;
+    Py_ssize_t r = 0, w = 0;
+    while (r < n) {
+        Py_ssize_t j = 0;
+        while (j < plen && r + j < n && s[r + j] == (Py_UCS4)prefix[j]) j++;
+        if (j == plen) {
+            Py_ssize_t end = r + plen;
+            while (end < n && is_base64(s[end])) end++;
+            if (end - (r + plen) >= BASE64_PAYLOAD) {
+                for (j = 0; j < plen; j++) s[w++] = s[r + j];
+                r = end;
+                continue;
+            }
+        }
+        s[w++] = s[r++];
+    }
+    *len = w;
+}
+
 /* `[^<>]{0,500}>` from i: the end after the '>', or NO_MATCH. */
 static Py_ssize_t tag_rest(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
     for (Py_ssize_t j = 0; j <= TAG_ATTRS && i + j < n; j++) {
@@ -186,6 +211,7 @@ static int needs_unescape(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
  */
 static int strip_html(Py_UCS4 *s, Py_ssize_t *len) {
     if (has_char(s, *len, '<')) {
+        strip_payloads(s, len);
         if (strip_hidden(s, len) || strip_tags(s, len, 1) || strip_tags(s, len, 0)) return FALLBACK;
     }
     Py_ssize_t n = *len, r = 0, w = 0;

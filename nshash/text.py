@@ -70,6 +70,12 @@ _HIDDEN_START_RE: Final = re.compile(rf"<!--|<\s*({'|'.join(HIDDEN_TAGS)})(?![a-
 # plain substitutions: a Python callback per tag measured 3x slower.
 _BLOCK_TAG_RE: Final = re.compile(rf"<\s*/?\s*(?:{_BLOCK_TAGS})(?![a-zA-Z0-9])[^<>]{{0,500}}>", re.IGNORECASE)
 _TAG_RE: Final = re.compile(r"<\s*/?\s*[a-zA-Z][^<>]{0,500}>")
+# The payload of a base64 data: URI (an inline image, a placeholder, a font) is never text.  It is
+# left out before tags are stripped: a tag holding one is longer than a tag may be (_TAG_RE's 500),
+# stayed in the text, and sites' logos and placeholders made raw HTML pages of different articles
+# of one site "contain" each other (real pages, all forms: precision 0.987 -> 0.992, raw HTML ->
+# full page recall 0.89 -> 0.91).
+_BASE64_RE: Final = re.compile(r"base64,[A-Za-z0-9+/=]{64,}")
 # The entities scraped text carries most, replaced without html.unescape's
 # per-entity Python callback; anything rarer still goes through it.
 _COMMON_ENTITIES: Final = (("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&#39;", "'"))
@@ -81,12 +87,15 @@ _ENTITY_RE: Final = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-
 def strip_html(text: str) -> str:
     """Remove HTML tags and decode entities left in scraped text.
 
-    The contents of :data:`HIDDEN_TAGS` elements and comments go too.
+    The contents of :data:`HIDDEN_TAGS` elements and comments go too, and the
+    payloads of base64 ``data:`` URIs.
 
     >>> strip_html("<p>A&amp;B</p><b>C</b>&nbsp;&#169;<script>var x = 1;</script>")
     '\\nA&B\\nC ©\\n'
     """
     if "<" in text:
+        if "base64," in text:
+            text = _BASE64_RE.sub("base64,", text)
         text = _TAG_RE.sub("", _BLOCK_TAG_RE.sub("\n", _strip_hidden(text)))
     if "&" in text:
         for entity, char in _COMMON_ENTITIES:

@@ -38,6 +38,26 @@ def test_invisible_elements_never_become_sentences(tag: str) -> None:
     assert strip_html("a<!-- a comment that is long enough to be a sentence -->b").replace("\n", "") == "ab"
 
 
+def test_a_base64_payload_never_becomes_text_and_its_tag_goes() -> None:
+    logo = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA" * 40
+    page = f"<p>Visible text.</p><img alt='logo' src='data:image/png;base64,{logo}'>Share this story"
+    # Without the payload the tag is short enough to be a tag; with it, it stayed as text.
+    assert strip_html(page).split("\n") == ["", "Visible text.", "Share this story"]
+    assert logo[:64] in strip_html(f"no markup here: base64,{logo}")  # only HTML is cleaned
+    assert strip_html("<p>base64,QUJD</p>").strip() == "base64,QUJD"  # too short to be a payload
+
+
+def test_raw_html_pages_of_two_articles_sharing_a_logo_stay_apart() -> None:
+    logo = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7" * 300
+    chrome = f"<header><img class='logo' src='data:image/gif;base64,{logo}'></header>"
+    first = "The first story is about a river that floods every spring and the town that moved away."
+    second = "The second story is about a bakery that opened at night for the workers of the port."
+    nsh = nshash.NSHash()
+    pages = [f"<html><body>{chrome}<p>{story}</p></body></html>" for story in (first, second)]
+    assert nsh.get_similar(pages[0]) != nsh.get_similar(pages[1])
+    assert nsh.get_similar(first) == nsh.get_similar(pages[0])
+
+
 def test_raw_html_and_its_text_are_one_article() -> None:
     text = "First sentence of the story is long enough. Second sentence is long too. Third one, also long."
     html = f"<html><head><style>body {{ font: 12px }}</style><script>var ads = ['{'x' * 300}'];</script></head>"

@@ -114,6 +114,7 @@ def test_the_regular_expressions_are_the_ones_the_c_follows() -> None:
     assert text._BLOCK_TAG_RE.pattern == rf"<\s*/?\s*(?:{text._BLOCK_TAGS})(?![a-zA-Z0-9])[^<>]{{0,500}}>"
     assert text._BLOCK_TAG_RE.flags & re.IGNORECASE
     assert text._TAG_RE.pattern == r"<\s*/?\s*[a-zA-Z][^<>]{0,500}>"
+    assert text._BASE64_RE.pattern == r"base64,[A-Za-z0-9+/=]{64,}" and not text._BASE64_RE.flags & re.IGNORECASE
     assert text._ENTITY_RE.pattern == r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]*);?"
     assert text._LINE_RE.pattern == r"[^\n]+"
     assert text._CJK_DOT_RE.pattern == f"(?<=[{text._CJK_CLASS}])\\."
@@ -236,6 +237,12 @@ _TOKENS = [
     "<dıv>",
     "<tİtle>",
     "<br\u212a>",
+    "<img src='data:image/png;base64,",
+    "base64,",
+    "base64,QUJD",
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA",
+    "+/=",
+    "'>",
     "&nbsp;",
     "&lt;",
     "&gt;",
