@@ -12,7 +12,7 @@
 #include "_tables.h"
 
 enum { NO_MATCH = -1, FALLBACK = -2, UNESCAPE = 1 };
-#define TAG_ATTRS 500 /* [^<>]{0,500} in _BLOCK_TAG_RE and _TAG_RE */
+#define TAG_ATTRS 5000 /* [^<>]{0,5000} in _BLOCK_TAG_RE and _TAG_RE */
 #define BASE64_PAYLOAD 64 /* {64,} in _BASE64_RE */
 
 static inline int is_ascii_alnum(Py_UCS4 c) { return c < 128 && (Py_ISALNUM((int)c)); }
@@ -141,7 +141,7 @@ static void strip_payloads(Py_UCS4 *s, Py_ssize_t *len) {
     *len = w;
 }
 
-/* `[^<>]{0,500}>` from i: the end after the '>', or NO_MATCH. */
+/* `[^<>]{0,5000}>` from i: the end after the '>', or NO_MATCH. */
 static Py_ssize_t tag_rest(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
     for (Py_ssize_t j = 0; j <= TAG_ATTRS && i + j < n; j++) {
         if (s[i + j] == '>') return i + j + 1;
@@ -150,8 +150,8 @@ static Py_ssize_t tag_rest(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
     return NO_MATCH;
 }
 
-// _BLOCK_TAG_RE (block=1, IGNORECASE): <\s*/?\s*(?:BLOCK_TAGS)(?![a-zA-Z0-9])[^<>]{0,500}>
-// _TAG_RE (block=0): <\s*/?\s*[a-zA-Z][^<>]{0,500}>
+// _BLOCK_TAG_RE (block=1, IGNORECASE): <\s*/?\s*(?:BLOCK_TAGS)(?![a-zA-Z0-9])[^<>]{0,5000}>
+// _TAG_RE (block=0): <\s*/?\s*[a-zA-Z][^<>]{0,5000}>
 static Py_ssize_t tag_match(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t p, int block) {
     Py_ssize_t i = skip_space(s, n, p + 1);
     if (i < n && s[i] == '/') i = skip_space(s, n, i + 1);

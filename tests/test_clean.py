@@ -47,6 +47,16 @@ def test_a_base64_payload_never_becomes_text_and_its_tag_goes() -> None:
     assert strip_html("<p>base64,QUJD</p>").strip() == "base64,QUJD"  # too short to be a payload
 
 
+def test_a_tag_with_long_attributes_is_still_a_tag() -> None:
+    teaser = "The first lines of another story, quoted in a share button's handler, " * 15
+    share = f"<li class='share' onclick=\"share('weibo', '{teaser}', 'https://example.com/1.html')\">Share</li>"
+    assert 1000 < len(share) < 5000
+    assert strip_html(f"<p>Text.</p>{share}").split("\n") == ["", "Text.", "", "Share", ""]
+    # The bound: a "<" that opens no tag, 5,000 characters before a ">", leaves the text alone.
+    prose = "<" + "x" * 5002 + ">"  # a letter, then 5,001 more
+    assert strip_html(prose) == prose
+
+
 def test_raw_html_pages_of_two_articles_sharing_a_logo_stay_apart() -> None:
     logo = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7" * 300
     chrome = f"<header><img class='logo' src='data:image/gif;base64,{logo}'></header>"

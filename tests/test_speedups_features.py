@@ -111,9 +111,9 @@ def test_the_regular_expressions_are_the_ones_the_c_follows() -> None:
     hidden = "|".join(text.HIDDEN_TAGS)
     assert text._HIDDEN_RE.pattern == rf"<!--.*?(?:-->|$)|<\s*({hidden})(?![a-zA-Z0-9])[^>]*>.*?(?:<\s*/\s*\1\s*>|$)"
     assert text._HIDDEN_RE.flags & (re.IGNORECASE | re.DOTALL) == re.IGNORECASE | re.DOTALL
-    assert text._BLOCK_TAG_RE.pattern == rf"<\s*/?\s*(?:{text._BLOCK_TAGS})(?![a-zA-Z0-9])[^<>]{{0,500}}>"
+    assert text._BLOCK_TAG_RE.pattern == rf"<\s*/?\s*(?:{text._BLOCK_TAGS})(?![a-zA-Z0-9])[^<>]{{0,5000}}>"
     assert text._BLOCK_TAG_RE.flags & re.IGNORECASE
-    assert text._TAG_RE.pattern == r"<\s*/?\s*[a-zA-Z][^<>]{0,500}>"
+    assert text._TAG_RE.pattern == r"<\s*/?\s*[a-zA-Z][^<>]{0,5000}>"
     assert text._BASE64_RE.pattern == r"base64,[A-Za-z0-9+/=]{64,}" and not text._BASE64_RE.flags & re.IGNORECASE
     assert text._ENTITY_RE.pattern == r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]*);?"
     assert text._LINE_RE.pattern == r"[^\n]+"
@@ -238,6 +238,10 @@ _TOKENS = [
     "<tİtle>",
     "<br\u212a>",
     "<img src='data:image/png;base64,",
+    "<li onclick='share(" + "x" * 700,
+    "y" * 4400 + "'>",
+    "< b>",
+    "</ p>",
     "base64,",
     "base64,QUJD",
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA",
