@@ -6,6 +6,7 @@
  */
 #ifndef NSHASH_ESTIMATE_H
 #define NSHASH_ESTIMATE_H
+#include <math.h>
 
 static int same_slots(const member *a, const member *b) {
     int same = 0;

@@ -6,7 +6,6 @@
  */
 #ifndef NSHASH_MEMBER_H
 #define NSHASH_MEMBER_H
-#include <math.h>
 #include <stdint.h>
 
 #define SLOT_WORDS (SLOTS / 8)
