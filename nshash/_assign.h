@@ -169,6 +169,27 @@ static int cjk_page(const doc_text *t) {
     return (double)cjk / (double)t->length >= CJK_PAGE;
 }
 
+/* decide.far_body_agrees: body_agrees where the body and every member are BODY_SIZE_RATIO apart in size. */
+static int far_body_agrees(const doc_lines *d, const doc_text *t, const member *members, int count, double need,
+                           int framed) {
+    Py_ssize_t chrome = 0, known = 0;
+    for (Py_ssize_t i = 0; i < d->count; i++)
+        if (d->frame[i]) {
+            chrome += d->grams[i];
+            if (t->known[i]) known += d->grams[i];
+        }
+    if (!framed || (double)known < KNOWN_FRAME * (double)chrome) return 1;
+    for (int m = 0; m < count; m++) {
+        if (containment(&t->body, &members[m]) + FAR_BODY_ERRORS * containment_error(&t->body, &members[m]) >= need)
+            return 1;
+        Py_ssize_t own = 0;
+        for (Py_ssize_t i = 0; i < d->count; i++)
+            if (!d->frame[i] && has_line(members[m].lines, d->keys[i])) own += d->grams[i];
+        if (own >= FAR_OWN_GRAMS) return 1;
+    }
+    return 0;
+}
+
 /*
  * decide.body_agrees, called right after verify_score against the same
  * members: d->frame and t->drop hold the frame shared with them (and the
@@ -191,7 +212,7 @@ static int body_agrees(const doc_lines *d, doc_text *t, const member *members, i
         sized = 1;
         if (containment(body, &members[m]) + errors * containment_error(body, &members[m]) >= need) return 1;
     }
-    return !sized; /* sizes too far apart for the body's estimate to say anything: the votes stand */
+    return sized ? 0 : far_body_agrees(d, t, members, count, need, framed);
 }
 
 /*

@@ -375,9 +375,42 @@ def test_pages_of_one_site_passing_on_votes_must_agree_without_their_frame() -> 
     assert body_agrees(copy, members, [], 0.4)
     # No shared header and footer (another site, or the bare text): the votes stand.
     assert body_agrees(fingerprinter.features("\n".join(other)), members, [], 0.4)
-    # A member many times the body's size (a long page of the site): its estimate says nothing, the votes stand.
+    # A member many times the body's size (a long page of the site), the frame not seen elsewhere: the votes stand.
     long_page = fingerprinter.features(page((header, footer), [paragraph(rng, 6) for _ in range(12)], "Index"))
     assert body_agrees(sibling, [Member(long_page.sketch, line_filter(long_page.line_keys))], [], 0.4)
+
+
+def test_a_body_far_smaller_than_every_member_fails_beside_its_sites_known_frame_when_clearly_elsewhere() -> None:
+    from nshash.decide import FAR_BODY_ERRORS, FAR_OWN_GRAMS, body_agrees
+    from nshash.estimate import BODY_SIZE_RATIO
+    from nshash.frame import body_sketch, shared_frame
+    from nshash.sketch import containment_error, lines_in
+
+    rng = random.Random(23)
+    header, footer = ["Site | Home | News | Tech | About | Contact"], heavy_site(rng, "Site")[1]
+    article = [paragraph(rng, 6) for _ in range(12)]
+    fingerprinter = nshash.NSHash().fingerprinter
+    long_page = fingerprinter.features(page((header, footer), article, "A long story"))
+    members = [Member(long_page.sketch, line_filter(long_page.line_keys))]
+    # A short page of the site, another story: only its footer is in the long page.
+    short = fingerprinter.features(page((header, footer), [paragraph(rng, 4), paragraph(rng, 4)], "Another story"))
+    frame = nshash.frame.shared_frame(short, members, [])
+    body = body_sketch(short, frame)
+    assert frame and long_page.sketch.grams >= BODY_SIZE_RATIO * body.grams
+    assert containment(body, members[0].sketch) + FAR_BODY_ERRORS * containment_error(body, members[0].sketch) < 0.4
+    # Its frame seen in other clusters: the site's for certain, and the body is clearly elsewhere.
+    assert not body_agrees(short, members, sorted(frame), 0.4)
+    # A frame not seen elsewhere may be an article's own unchanged lines: the votes stand.
+    assert body_agrees(short, members, [], 0.4)
+    # A line of the long page's article among the page's own (seen elsewhere too, as after a split): the votes stand.
+    quoting = fingerprinter.features(
+        page((header, footer), [article[3], paragraph(rng, 4), paragraph(rng, 4)], "Another story")
+    )
+    quoted = {index for index, key in enumerate(quoting.line_keys) if key in set(long_page.line_keys)}
+    frame = shared_frame(quoting, members, [])
+    own = quoted - frame
+    assert own and lines_in(quoting.line_keys, quoting.line_grams, own, members[0].lines) >= FAR_OWN_GRAMS
+    assert body_agrees(quoting, members, sorted(frame | own), 0.4)
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])

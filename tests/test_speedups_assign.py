@@ -27,7 +27,7 @@ class Counting:
 
     def __init__(self) -> None:
         self.decided = self.handed_back = self.site_body_checks = self.cross_site_failures = 0
-        self.siblings = self.merge_checks = 0
+        self.siblings = self.merge_checks = self.far_failures = 0
         self.one_call: Counter[str] = Counter()
 
     def __getattr__(self, name: str) -> Any:
@@ -82,6 +82,14 @@ def decide_all(
                 return found
 
             patch.setattr(nshash.decide, "template_sibling", template_sibling)
+            far_spec = nshash.decide.far_body_agrees
+
+            def far_body_agrees(*args: Any) -> bool:
+                agrees = far_spec(*args)
+                counting.far_failures += not agrees
+                return agrees
+
+            patch.setattr(nshash.decide, "far_body_agrees", far_body_agrees)
             merge_spec = nshash.decide.members_score
 
             def members_score(*args: Any) -> float:
@@ -118,6 +126,7 @@ def test_c_assign_decides_and_writes_what_python_does(
         assert python[3].cross_site_failures > 0
     if docs is menu_corpus:  # templated siblings sharing whole lines, failed on what lies between them
         assert python[3].siblings > 0
+        assert python[3].far_failures > 0  # and a page's body far smaller than a member, beside a known frame
     # The C decided every page, merges too: two clusters passed, and their members were compared.
     assert c[3].decided == len(c[0]) and c[3].handed_back == 0
     assert python[3].merge_checks > 0
