@@ -169,6 +169,64 @@ static int cjk_page(const doc_text *t) {
     return (double)cjk / (double)t->length >= CJK_PAGE;
 }
 
+typedef struct {
+    int64_t id;
+    Py_ssize_t grams;
+} held_line;
+
+static int held_order(const void *a, const void *b) {
+    int64_t x = ((const held_line *)a)->id, y = ((const held_line *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/*
+ * decide.line_candidate: the cluster most of the page's paragraphs (lines of LINE_PARAGRAPH grams or more) were
+ * seen in, not one of the failed candidates (exclude), holding LINE_CANDIDATE grams or more; ties to the lower id.
+ * *out: its id, or -1.  -1 on error (memory).
+ */
+static int line_candidate(const doc_lines *d, const Py_ssize_t *lines, const int64_t *line_roots, Py_ssize_t considered,
+                          const int64_t *exclude, int excluded, int64_t *out) {
+    *out = -1;
+    held_line *held = PyMem_RawMalloc((size_t)(considered ? considered : 1) * sizeof(held_line));
+    if (held == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < considered; i++) {
+        int64_t seen = line_roots[i];
+        if (seen <= SHARED_LINE || d->grams[lines[i]] < LINE_PARAGRAPH) continue;
+        int failed = 0;
+        for (int c = 0; c < excluded && !failed; c++) failed = exclude[c] == seen;
+        if (!failed) held[count++] = (held_line){seen, d->grams[lines[i]]};
+    }
+    qsort(held, (size_t)count, sizeof(held_line), held_order);
+    Py_ssize_t best = 0;
+    for (Py_ssize_t i = 0; i < count;) {
+        Py_ssize_t sum = 0, j = i;
+        for (; j < count && held[j].id == held[i].id; j++) sum += held[j].grams;
+        if (sum > best) { /* ascending ids: a tie keeps the lower */
+            best = sum;
+            *out = held[i].id;
+        }
+        i = j;
+    }
+    if (best < LINE_CANDIDATE) *out = -1;
+    PyMem_RawFree(held);
+    return 0;
+}
+
+/* decide.line_body_agrees, right after verify_score against the same members: t->drop and t->body as it left them. */
+static int line_body_agrees(const doc_lines *d, const doc_text *t, const member *members, int count, double need) {
+    int dropped = 0;
+    for (Py_ssize_t i = 0; i < d->count && !dropped; i++) dropped = t->drop[i];
+    if (!dropped) return 1;
+    if (t->body.grams < BODY_MIN_GRAMS) return 0;
+    for (int m = 0; m < count; m++)
+        if (containment(&t->body, &members[m]) >= need) return 1;
+    return 0;
+}
+
 /* decide.far_body_agrees: body_agrees where the body and every member are BODY_SIZE_RATIO apart in size. */
 static int far_body_agrees(const doc_lines *d, const doc_text *t, const member *members, int count, double need,
                            int framed) {
@@ -435,6 +493,31 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             best = c;
         any = 1;
     }
+    /* decide.join_by_lines: none passed on its sentences; the cluster most of its paragraphs were seen in */
+    int64_t by_lines = -1;
+    double by_lines_score = 0.0;
+    int by_lines_stored = 0;
+    if (!any) {
+        int64_t cluster;
+        if (line_candidate(&d, lines, line_roots, considered, roots, candidates, &cluster) < 0) goto done;
+        if (cluster > 0 && !fits_entry_keys(cluster)) { /* ids past the entry keys: Python decides */
+            Py_INCREF(Py_None);
+            result = Py_None;
+            goto done;
+        }
+        if (cluster > 0) {
+            for (Py_ssize_t i = 0; i < considered; i++) /* frame.known_lines: its own lines are the article's */
+                t.known[lines[i]] = (unsigned char)(line_roots[i] != UNSEEN && line_roots[i] != cluster);
+            int count = 0;
+            while (count < o.members && load_member(&s, cluster, count, &found[count])) count++;
+            double score = verify_score(&d, &doc, found, count, head, foot, &t);
+            if (count > 0 && score >= o.verify && line_body_agrees(&d, &t, found, count, o.verify)) {
+                by_lines = cluster;
+                by_lines_score = score;
+                by_lines_stored = count;
+            }
+        }
+    }
     /* decide.assign: another cluster that passed joins the best one's when their members agree (clusters.merge) */
     int64_t joined[MAX_CANDIDATES];
     int joins = 0;
@@ -466,6 +549,9 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             if (joined[j] != target && put_both(&s, T_PARENT, (uint64_t)joined[j], target) < 0) goto done;
         for (int c = 0; c < candidates && known_members < 0; c++)
             if (votes[c].id == target) known_members = stored[c];
+    } else if (by_lines > 0) {
+        target = joined[joins++] = by_lines;
+        known_members = by_lines_stored;
     } else {
         PyObject *id = PyObject_CallNoArgs(args[4]);
         if (id == NULL) goto done;
@@ -527,6 +613,8 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             else PyTuple_SET_ITEM(matched, j, id);
         }
         if (matched != NULL) result = Py_BuildValue("(LOdN)", (long long)target, Py_False, scores[best], matched);
+    } else if (by_lines > 0) {
+        result = Py_BuildValue("(LOd(L))", (long long)target, Py_False, by_lines_score, (long long)target);
     } else {
         result = Py_BuildValue("(LOd())", (long long)target, Py_True, 0.0);
     }

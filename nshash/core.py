@@ -330,7 +330,11 @@ def _with_rule(candidate: dict[str, Any], features: Features, options: Options) 
     score, share, passed = candidate["containment"], candidate["share"], candidate["passed"]
     frameless = not lines
     cjk = cjk_page(features)
-    if edited:
+    if candidate.pop("by_lines", False):
+        need, rule = options.verify, "its paragraphs were seen there: containment of at least verify, its body's too"
+        if not passed:
+            rule = "its paragraphs were seen there, but the containment or its body's without its frame is below verify"
+    elif edited:
         need, rule = 0.0, "an edited copy: its lines shared verbatim span most of it, the rest is the member's"
     elif score >= options.verify:
         need, rule = options.verify, "containment of at least verify"

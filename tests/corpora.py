@@ -96,3 +96,26 @@ def split_stories(count: int = 60) -> list[str]:
         copy = [edited(s) for s in sentences]
         pages += [text, "".join(copy), "".join(sentences[:half] + copy[half:])]
     return pages
+
+
+def excerpt_pages(count: int = 15) -> list[str]:
+    """Stories of the sample on a forum page above excerpts of other stories, and as bare copies: joins by lines.
+
+    A forum page holds its story, then excerpts of three stories not otherwise fed, their sentences joined by
+    commas (longer than any of the story's, so its keys are all theirs); the story's bare copy comes before or
+    after it.  Nothing a copy looks up leads to its forum page, or the reverse: they meet through paragraphs.
+    """
+    from run_sample import load_sample
+
+    texts, labels = load_sample(SAMPLE)
+    stories: dict[str, str] = {}
+    for text, label in zip(texts, labels):
+        stories.setdefault(label, text)
+    chosen, others = list(stories.values())[:count], list(stories.values())[count:]
+    header = "\u8bba\u575b\u9996\u9875 | \u65b0\u95fb | \u7cbe\u534e | \u767b\u5f55"
+    pages: list[str] = []
+    for i, text in enumerate(chosen):
+        excerpts = [others[(3 * i + k) % len(others)].replace("\u3002", "\uff0c").replace("\n", "") for k in range(3)]
+        forum = "\n".join([header, text, *excerpts, "\u8fd4\u56de\u9876\u90e8"])
+        pages += [forum, text] if i % 2 else [text, forum]
+    return pages
