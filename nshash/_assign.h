@@ -216,63 +216,6 @@ static int line_candidate(const doc_lines *d, const Py_ssize_t *lines, const int
     return 0;
 }
 
-/* decide.line_body_agrees, right after verify_score against the same members: t->drop and t->body as it left them. */
-static int line_body_agrees(const doc_lines *d, const doc_text *t, const member *members, int count, double need) {
-    int dropped = 0;
-    for (Py_ssize_t i = 0; i < d->count && !dropped; i++) dropped = t->drop[i];
-    if (!dropped) return 1;
-    if (t->body.grams < BODY_MIN_GRAMS) return 0;
-    for (int m = 0; m < count; m++)
-        if (containment(&t->body, &members[m]) >= need) return 1;
-    return 0;
-}
-
-/* decide.far_body_agrees: body_agrees where the body and every member are BODY_SIZE_RATIO apart in size. */
-static int far_body_agrees(const doc_lines *d, const doc_text *t, const member *members, int count, double need,
-                           int framed) {
-    Py_ssize_t chrome = 0, known = 0;
-    for (Py_ssize_t i = 0; i < d->count; i++)
-        if (d->frame[i]) {
-            chrome += d->grams[i];
-            if (t->known[i]) known += d->grams[i];
-        }
-    if (!framed || (double)known < KNOWN_FRAME * (double)chrome) return 1;
-    for (int m = 0; m < count; m++) {
-        if (containment(&t->body, &members[m]) + FAR_BODY_ERRORS * containment_error(&t->body, &members[m]) >= need)
-            return 1;
-        Py_ssize_t own = 0;
-        for (Py_ssize_t i = 0; i < d->count; i++)
-            if (!d->frame[i] && has_line(members[m].lines, d->keys[i])) own += d->grams[i];
-        if (own >= FAR_OWN_GRAMS) return 1;
-    }
-    return 0;
-}
-
-/*
- * decide.body_agrees, called right after verify_score against the same
- * members: d->frame and t->drop hold the frame shared with them (and the
- * known lines), and when either is not empty t->body is the page's sketch
- * without them.  scratch: d->count bytes.
- */
-static int body_agrees(const doc_lines *d, doc_text *t, const member *members, int count, double need, int framed,
-                       int known_any, unsigned char *scratch) {
-    for (int m = 0; m < count; m++)
-        if (template_sibling(d, t, t->drop, &members[m], scratch)) return 0;
-    if (!framed && !known_any) return 1; /* nothing to leave out: the votes stand */
-    const member *body = &t->body;
-    if (body->grams < BODY_MIN_GRAMS) return 1; /* too little to sketch */
-    double errors = framed ? -BODY_ERRORS : CROSS_SITE_ERRORS;
-    int sized = 0;
-    for (int m = 0; m < count; m++) {
-        Py_ssize_t small = body->grams < members[m].grams ? body->grams : members[m].grams;
-        Py_ssize_t large = body->grams < members[m].grams ? members[m].grams : body->grams;
-        if ((double)large >= BODY_SIZE_RATIO * (double)small) continue;
-        sized = 1;
-        if (containment(body, &members[m]) + errors * containment_error(body, &members[m]) >= need) return 1;
-    }
-    return sized ? 0 : far_body_agrees(d, t, members, count, need, framed);
-}
-
 /*
  * decide.members_score: how much two clusters' members agree, the header and footer the document shares with
  * both left out (sketch.shared_chrome).  nothing: d->count zero bytes (no known lines); head, foot: scratch.

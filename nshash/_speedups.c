@@ -49,6 +49,7 @@
 #include "_estimate.h"
 #include "_frame.h"
 #include "_verify.h"
+#include "_bodies.h"
 
 /* nshash.features.mix64: the 64-bit finaliser of MurmurHash3 (also the tables' slot hash). */
 static inline uint64_t mix64(uint64_t v) {

@@ -117,7 +117,7 @@ def frame_free_score(body: Sketch, page: Sketch, other: Sketch, chrome: int, who
     down on 3 (-0.0007 at most); unseen seeds 2025, 6174 and 7919: F1 up on
     one file, down on one (-0.0006); the real pages: all forms recall 0.926 ->
     0.925 (one page of one feeding order), the rest unchanged; the sample unchanged.
-    See :data:`~nshash.decide.KNOWN_FRAME`.
+    See :data:`~nshash.bodies.KNOWN_FRAME`.
     """
     smaller = min(page.grams, other.grams)
     rest = smaller - chrome

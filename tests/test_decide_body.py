@@ -331,7 +331,7 @@ def test_a_page_of_only_its_sites_known_frame_has_nothing_to_compare() -> None:
 def test_a_page_of_another_site_passing_on_votes_fails_when_clearly_elsewhere_without_known_lines() -> None:
     # Pages of one manual repeat notes (prose every page carries, seen in other clusters: known
     # lines).  A sibling's votes are those notes; without them, its body is another article.
-    from nshash.decide import body_agrees
+    from nshash.bodies import body_agrees
     from nshash.frame import body_sketch, shared_frame
     from nshash.sketch import containment, containment_error
 
@@ -358,7 +358,7 @@ def test_a_page_of_another_site_passing_on_votes_fails_when_clearly_elsewhere_wi
 
 
 def test_pages_of_one_site_passing_on_votes_must_agree_without_their_frame() -> None:
-    from nshash.decide import body_agrees
+    from nshash.bodies import body_agrees
 
     rng = random.Random(21)
     header, footer = heavy_site(rng, "Site")
@@ -381,7 +381,7 @@ def test_pages_of_one_site_passing_on_votes_must_agree_without_their_frame() -> 
 
 
 def test_a_body_far_smaller_than_every_member_fails_beside_its_sites_known_frame_when_clearly_elsewhere() -> None:
-    from nshash.decide import FAR_BODY_ERRORS, FAR_OWN_GRAMS, body_agrees
+    from nshash.bodies import FAR_BODY_ERRORS, FAR_OWN_GRAMS, body_agrees
     from nshash.estimate import BODY_SIZE_RATIO
     from nshash.frame import body_sketch, shared_frame
     from nshash.sketch import containment_error, lines_in

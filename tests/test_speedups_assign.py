@@ -10,6 +10,7 @@ import pytest
 
 import nshash
 import nshash._accel
+import nshash.bodies
 import nshash.decide
 import nshash.native
 from nshash.many import get_similar_many
@@ -74,22 +75,22 @@ def decide_all(
                 return agrees
 
             patch.setattr(nshash.decide, "body_agrees", body_agrees)
-            sibling_spec = nshash.decide.template_sibling
+            sibling_spec = nshash.bodies.template_sibling
 
             def template_sibling(*args: Any) -> bool:
                 found = sibling_spec(*args)
                 counting.siblings += found
                 return found
 
-            patch.setattr(nshash.decide, "template_sibling", template_sibling)
-            far_spec = nshash.decide.far_body_agrees
+            patch.setattr(nshash.bodies, "template_sibling", template_sibling)
+            far_spec = nshash.bodies.far_body_agrees
 
             def far_body_agrees(*args: Any) -> bool:
                 agrees = far_spec(*args)
                 counting.far_failures += not agrees
                 return agrees
 
-            patch.setattr(nshash.decide, "far_body_agrees", far_body_agrees)
+            patch.setattr(nshash.bodies, "far_body_agrees", far_body_agrees)
             lines_spec = nshash.decide.join_by_lines
 
             def join_by_lines(*args: Any) -> Any:
