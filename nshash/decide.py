@@ -21,7 +21,9 @@ the same function and is tested against it).
    templated sibling pages and articles sharing a paragraph fail.  A page
    whose lines shared verbatim with a member span most of it, its own lines
    between them the member's text, is an edited copy and passes too
-   (:func:`~nshash.frame.edited_copy`).
+   (:func:`~nshash.frame.edited_copy`).  When none passes, the cluster most
+   of the page's paragraphs were seen in is verified too (:func:`join_by_lines`):
+   a story among longer prose of other stories is keyed by that prose.
 4. **Join and merge.**  The document joins the verified candidate most of
    its sentences lead to (the higher agreement breaks ties); another verified
    candidate merges into it only when the two clusters' own sketches also agree,
