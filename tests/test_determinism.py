@@ -46,4 +46,18 @@ def test_refeeding_a_document_gives_its_id_again(pages: list[str]) -> None:
 
 
 def test_batch_algorithm_is_repeatable(pages: list[str]) -> None:
-    assert nshash.similar_ids(pages) == nshash.similar_ids(list(pages))
+    batch = nshash.similar_ids(pages)
+    assert all((batch[i] == batch[j]) == (reference[i] == reference[j]) for i in range(len(pages)) for j in range(i))
+
+
+def test_every_store_gives_the_same_ids_where_pages_join_by_their_paragraphs(make_store: StoreFactory) -> None:
+    from tests.corpora import excerpt_pages
+
+    pages = excerpt_pages()
+    nsh = nshash.NSHash()
+    reference = nsh.resolve_many([nsh.get_similar(page) for page in pages])
+    assert reference[0] == reference[1]  # a story and its forum page, met through its paragraphs
+    with nshash.NSHash(hashdb=make_store()) as other:
+        assert other.resolve_many([other.get_similar(page) for page in pages]) == reference
+    batch = nshash.similar_ids(pages)
+    assert all((batch[i] == batch[j]) == (reference[i] == reference[j]) for i in range(len(pages)) for j in range(i))
