@@ -114,7 +114,7 @@ def far_body_agrees(
 
 
 def line_body_agrees(features: Features, members: list[Member], known: Sequence[int], need: float) -> bool:
-    """Whether a page proposed by its lines (:func:`join_by_lines`) agrees with a member without its frame.
+    """Whether a page its lines proposed (:func:`~nshash.decide.join_by_lines`) agrees with a member without its frame.
 
     The page without the frame it shares with the ``members`` and its ``known``
     lines must be :data:`~nshash.estimate.BODY_MIN_GRAMS` or more and contained
