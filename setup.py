@@ -273,6 +273,8 @@ setup(
                 "nshash/_table_methods.h",
                 "nshash/_table_type.h",
                 "nshash/_assign.h",
+                "nshash/_assign_stores.h",
+                "nshash/_sketch.h",
                 "nshash/_blocks.h",
                 "nshash/_packed.h",
                 "nshash/sketch.py",

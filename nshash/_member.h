@@ -112,7 +112,7 @@ static void close_ints(int_seq *s) {
     Py_XDECREF(s->fast);
 }
 
-static Py_ssize_t sketch_of(int kind, const void *data, Py_ssize_t n, unsigned char *out); /* _speedups.c */
+static Py_ssize_t sketch_of(int kind, const void *data, Py_ssize_t n, unsigned char *out); /* _sketch.h */
 
 /* The document's whole text, where its lines end in it (Features.whole, line_ends) and its known lines. */
 typedef struct {

@@ -3,7 +3,7 @@
 Python objects (lists of ints, arrays, a string and two tuples a page) cost
 more to pack, pickle, unpickle and unpack than the decision itself; one
 ``bytes`` travels as a buffer, and the C reads it straight into its decision
-(``assign_packed`` in ``nshash/_speedups.c``, via :meth:`nshash.NSHash._assign_packed`).
+(``assign_packed`` in ``nshash/_packed.h``, via :meth:`nshash.NSHash._assign_packed`).
 :func:`pack_python` and :func:`unpack` here are the specification; the C
 packer gives the same bytes (tests compare them).
 
