@@ -17,6 +17,7 @@ import redis
 
 import nshash
 from nshash.stores.redis import BUCKETS, HashDBRedis
+from nshash.stores.redis_view import GuessView
 from tests.fleet import RedisServer, free_port, labelled_corpus
 
 
@@ -195,6 +196,22 @@ def test_a_client_guesses_on_what_it_last_saw(stores: list[HashDBRedis]) -> None
     b.allocate_id()  # ids taken by others do not spoil a guess that takes none
     assert a.transaction(read) == [5, 60] and runs == 6
     assert (a.guessed_right, a.guessed_wrong) == (5, 1)  # put_many too was a (right) guess
+
+
+def test_sketch_words_a_client_saw_are_not_checked_again(stores: list[HashDBRedis]) -> None:
+    # A member's sketch words are written once and never changed (members.add_member): a word
+    # this client saw needs no check in the commit; a word it guesses absent does.
+    a, b = stores
+    a.put_many("sketch", [(256, 7), (257, 8)])
+    a.put_many("fp", [(256, 9)])
+    view = GuessView(a)
+    assert view.get_many("sketch", [256, 257, 258]) == [7, 8, None]
+    assert view.get_many("fp", [256]) == [9]
+    checked = sorted((table, key) for reads in view._reads.values() for table, key, _, _ in reads)
+    assert checked == [("fp", 256), ("sketch", 258)]
+    b.put_many("sketch", [(258, 5)])  # another client adds the word a guessed absent
+    assert a.transaction(lambda view: view.get_many("sketch", [256, 258])) == [7, 5]
+    assert a.guessed_wrong == 1
 
 
 def test_conflicting_transaction_is_retried_and_its_id_never_reused(stores: list[HashDBRedis]) -> None:

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from nshash.stores.redis import HashDBRedis
 
 
+#: The table whose values, once written, NSHash never changes or deletes: a member's sketch words.
+WRITE_ONCE = "sketch"
+
+
 class NotGuessable(StoreError):
     """A first attempt needed something a guess cannot answer (the metadata); decide on real reads."""
 
@@ -143,9 +147,14 @@ class GuessView(_Buffer):
         check_keys(keys)
         values = self._values
         known = self._store._known
+        # NSHash writes a member's sketch words once and never changes them (members.add_member),
+        # so a word this client saw cannot have changed: only words it guesses absent are checked.
+        once = table == WRITE_ONCE
         for key in keys:
             if (table, key) not in values:
                 value = values[table, key] = known.get((table, key))
+                if once and value is not None:
+                    continue
                 bucket, name = self._keys.locate(table, key)
                 self._reads.setdefault(bucket, []).append((table, key, name, value))
         return [values[table, key] for key in keys]
