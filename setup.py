@@ -227,6 +227,7 @@ def write_tables() -> None:
     for name, value in (("tail_mark", "_TAIL_MARK"), ("line_mark", "_LINE_MARK"), ("doc_prefix", "_WHOLE_TEXT_PREFIX")):
         out.append(c_bytes(name, marks[value]))
     out.append(f"#define NO_KEY {marks['NO_KEY']}ULL")
+    out.append(f"#define HALVES_FROM {marks['HALVES_FROM']!r}")
     markers = marks["NOTICE_MARKERS"]
     if not markers or any(len(marker) < 2 or marker != marker.lower() for marker in markers):
         raise SystemExit("fingerprint.NOTICE_MARKERS: the C (_sentences.h) takes lower-case markers of 2+ characters")

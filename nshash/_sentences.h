@@ -219,6 +219,9 @@ static int rank_and_key(const Py_UCS4 *whole, pieces *list, int k, int anchor, i
         if (size && p->len >= 2 * size) {
             head = size;
             tail = p->len - size;
+        } else if (size && p->len >= HALVES_FROM * size) { /* its halves: an odd length's middle in both */
+            head = (p->len + 1) / 2;
+            tail = p->len - head;
         }
         keys[2 * count] = hash_text(buf, "", 0, sentence, head, &failed);
         keys[2 * count + 1] = hash_text(buf, tail_mark, TAIL_MARK_LEN, sentence + tail, p->len - tail, &failed);

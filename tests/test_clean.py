@@ -234,6 +234,23 @@ def test_anchors_are_sized_by_script() -> None:
     assert f.nshash(cjk)[0] != f.nshash("中" * 11 + "字" + "文" * 29)[0]
 
 
+def test_a_sentence_between_one_and_two_anchors_is_keyed_by_its_halves() -> None:
+    f = Fingerprinter(Options())
+    cjk = "甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午"  # 17 CJK characters: one to two anchors
+    head, tail = f.nshash(cjk)
+    first, second = cjk.replace("乙", "一"), cjk.replace("巳", "二")  # one edit in each half
+    assert f.nshash(first)[0] != head and f.nshash(first)[1] == tail
+    assert f.nshash(second)[0] == head and f.nshash(second)[1] != tail
+    middle = cjk.replace("壬", "三")  # an odd length's middle character is in both halves
+    assert f.nshash(middle)[0] != head and f.nshash(middle)[1] != tail
+    latin = "the quick brown fox jumps"  # 21 letters normalised: one to two Latin anchors
+    keys = f.nshash(latin)
+    assert f.nshash(latin.replace("quick", "quack"))[1] == keys[1]
+    assert f.nshash(latin.replace("jumps", "jumped"))[0] == keys[0]
+    short = "甲乙丙丁戊己庚辛壬癸子"  # 11: below one anchor, its own head and tail
+    assert set(f.nshash(short.replace("乙", "一"))).isdisjoint(f.nshash(short))
+
+
 @pytest.mark.parametrize(
     ("name", "value"),
     [("n", 0), ("n", 65), ("n", 2**62), ("extra", -1), ("anchor", 2**62), ("members", 5), ("verify", 0), ("verify", 2)],

@@ -166,7 +166,10 @@ def test_ids_are_never_reused_after_a_crash_before_any_save(tmp_path: Path) -> N
         import os, sys
         import nshash
         nsh = nshash.NSHash(sys.argv[1])
-        ids = [nsh.get_similar(f"第{i}篇文章的第一句话足够长。第二句也足够长而且不同{i}。") for i in range(5)]
+        texts = ["今天上午市政府召开新闻发布会介绍城市交通规划。", "气象台预计明天夜间到后天白天有一次明显降雨过程。",
+                 "本届运动会共有来自三十个国家的两千名运动员参加。", "研究人员发现这种新材料在低温条件下具有超导特性。",
+                 "图书馆将于下月起延长周末开放时间方便读者借阅。"]
+        ids = [nsh.get_similar(text) for text in texts]
         print(max(ids), flush=True)
         os._exit(0)
         """
