@@ -294,8 +294,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     unsigned char *head = d.frame + room, *foot = head + room;
     int cjk = -1; /* decide.cjk_page, read only when a need it eases decides */
     for (int c = 0; c < candidates; c++) {
-        int count = 0;
-        while (count < o.members && load_member(&s, votes[c].id, count, &found[count])) count++;
+        int count = load_members(&s, votes[c].id, (int)o.members, found);
         stored[c] = count;
         scores[c] = verify_score(&d, &doc, found, count, head, foot, &t);
         /* decide.agrees */
@@ -340,8 +339,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (cluster > 0) {
             for (Py_ssize_t i = 0; i < considered; i++) /* frame.known_lines: its own lines are the article's */
                 t.known[lines[i]] = (unsigned char)(line_roots[i] != UNSEEN && line_roots[i] != cluster);
-            int count = 0;
-            while (count < o.members && load_member(&s, cluster, count, &found[count])) count++;
+            int count = load_members(&s, cluster, (int)o.members, found);
             double score = verify_score(&d, &doc, found, count, head, foot, &t);
             if (count > 0 && score >= o.verify && line_body_agrees(&d, &t, found, count, o.verify)) {
                 by_lines = cluster;
@@ -362,12 +360,10 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             for (int j = 0; j < joins && !in; j++) in = joined[j] == roots[c];
             if (in) continue;
             if (these_count < 0) {
-                for (these_count = 0; these_count < o.members; these_count++)
-                    if (!load_member(&s, votes[best].id, these_count, &these[these_count])) break;
+                these_count = load_members(&s, votes[best].id, (int)o.members, these);
                 memset(t.drop, 0, room); /* no more verification: the scratch holds "no known lines" */
             }
-            int count = 0;
-            while (count < o.members && load_member(&s, votes[c].id, count, &found[count])) count++;
+            int count = load_members(&s, votes[c].id, (int)o.members, found);
             if (members_score(&d, these, these_count, found, count, t.drop, head, foot) >= o.verify + MERGE_MARGIN)
                 joined[joins++] = roots[c];
         }
@@ -412,9 +408,8 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (put_both(&s, T_FP, doc_key, target) < 0) goto done;
     /* members.add_member */
     if (known_members < 0) {
-        member ignored;
-        known_members = 0;
-        while (known_members < o.members && load_member(&s, target, known_members, &ignored)) known_members++;
+        member ignored[MAX_MEMBERS];
+        known_members = load_members(&s, target, (int)o.members, ignored);
     }
     if (known_members < o.members) {
         member_lines(&d, &doc);

@@ -62,6 +62,13 @@ static int load_member(const assign_stores *s, int64_t cluster, int index, membe
     return 1;
 }
 
+/* members.load_members for one cluster: its first members (at most `most`) into out; how many there are. */
+static int load_members(const assign_stores *s, int64_t cluster, int most, member *out) {
+    int count = 0;
+    while (count < most && load_member(s, cluster, count, &out[count])) count++;
+    return count;
+}
+
 static inline int fits_entry_keys(int64_t cluster) { return cluster >= 0 && !((uint64_t)cluster >> (64 - CLUSTER_SHIFT)); }
 
 typedef struct {
