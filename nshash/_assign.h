@@ -84,6 +84,7 @@ static int record_evidence(assign_stores *s, const uint64_t *keys, const int64_t
         if (passed[at]) content[contents++] = keys[i];
         else suspects[suspected++] = keys[i];
     }
+    if (fetch_keys(s, T_STAT, content, contents) < 0 || fetch_keys(s, T_STAT, suspects, suspected) < 0) return -1;
     uint64_t updated[4 * MAX_SENTENCES];
     int updates = 0;
     for (int i = 0; i < contents; i++) {
@@ -199,9 +200,13 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     assign_stores s;
     assign_options o;
-    if (parse_tables(args[0], s.tables, &s.sketches) < 0 || parse_tables(args[1], s.pending, NULL) < 0 ||
+    if (parse_tables(args[0], s.tables, &s.sketches, &s.fetch) < 0 || parse_tables(args[1], s.pending, NULL, NULL) < 0 ||
         parse_assign_options(args[3], &o) < 0)
         return NULL;
+    if (s.fetch != NULL && s.pending[T_FP] == NULL) {
+        PyErr_SetString(PyExc_TypeError, "assign(): tables with a fetch need pending tables for the writes");
+        return NULL;
+    }
     PyObject *features = args[2];
     if (!PyTuple_Check(features) || PyTuple_GET_SIZE(features) != 9) {
         PyErr_SetString(PyExc_TypeError, "assign(): features are a Features tuple");
@@ -223,6 +228,15 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int64_t values[2 * MAX_SENTENCES];
     if (PyErr_Occurred()) return NULL;
     int sentences = 0;
+    if (s.fetch != NULL) { /* every fingerprint read below, in one fetch */
+        uint64_t all[2 * MAX_SENTENCES + 1];
+        all[0] = doc_key;
+        for (Py_ssize_t i = 0; i < key_count; i++) {
+            all[i + 1] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(keys_obj, i));
+            if (PyErr_Occurred()) return NULL;
+        }
+        if (fetch_keys(&s, T_FP, all, key_count + 1) < 0) return NULL;
+    }
     int64_t doc_value = look(&s, T_FP, doc_key);
     for (Py_ssize_t i = 0; i < key_count; i += 2) {
         for (int side = 0; side < 2; side++) {
@@ -274,6 +288,10 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     for (int c = 0; c < candidates; c++)
         if (find_root(&s, votes[c].id, &roots[c]) < 0) goto done;
     Py_ssize_t considered = considered_lines(&d, lines);
+    if (s.fetch != NULL) {
+        for (Py_ssize_t i = 0; i < considered; i++) line_roots[i] = d.keys[lines[i]]; /* the keys, as scratch */
+        if (fetch_keys(&s, T_LINE, (const uint64_t *)line_roots, considered) < 0) goto done;
+    }
     int known_any = 0;
     for (Py_ssize_t i = 0; i < considered; i++) {
         int64_t seen = look(&s, T_LINE, (uint64_t)d.keys[lines[i]]);
@@ -295,6 +313,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int cjk = -1; /* decide.cjk_page, read only when a need it eases decides */
     for (int c = 0; c < candidates; c++) {
         int count = load_members(&s, votes[c].id, (int)o.members, found);
+        if (count < 0) goto done;
         stored[c] = count;
         scores[c] = verify_score(&d, &doc, found, count, head, foot, &t);
         /* decide.agrees */
@@ -340,6 +359,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             for (Py_ssize_t i = 0; i < considered; i++) /* frame.known_lines: its own lines are the article's */
                 t.known[lines[i]] = (unsigned char)(line_roots[i] != UNSEEN && line_roots[i] != cluster);
             int count = load_members(&s, cluster, (int)o.members, found);
+            if (count < 0) goto done;
             double score = verify_score(&d, &doc, found, count, head, foot, &t);
             if (count > 0 && score >= o.verify && line_body_agrees(&d, &t, found, count, o.verify)) {
                 by_lines = cluster;
@@ -361,9 +381,11 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             if (in) continue;
             if (these_count < 0) {
                 these_count = load_members(&s, votes[best].id, (int)o.members, these);
+                if (these_count < 0) goto done;
                 memset(t.drop, 0, room); /* no more verification: the scratch holds "no known lines" */
             }
             int count = load_members(&s, votes[c].id, (int)o.members, found);
+            if (count < 0) goto done;
             if (members_score(&d, these, these_count, found, count, t.drop, head, foot) >= o.verify + MERGE_MARGIN)
                 joined[joins++] = roots[c];
         }
@@ -410,6 +432,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (known_members < 0) {
         member ignored[MAX_MEMBERS];
         known_members = load_members(&s, target, (int)o.members, ignored);
+        if (known_members < 0) goto done;
     }
     if (known_members < o.members) {
         member_lines(&d, &doc);

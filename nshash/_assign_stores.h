@@ -1,9 +1,13 @@
 /*
- * nshash/_assign_stores.h: the memory store's tables as the C decision (_assign.h)
- * reads and writes them: a key's value, a write to a table and to the store's
- * log of pending writes, clusters.find_roots for one id, a cluster member's
- * stored words; and assign()'s options and tables, checked.  Included by
- * _assign.h only.
+ * nshash/_assign_stores.h: the tables the C decision (_assign.h) reads and
+ * writes: a key's value, a write to a table and to the log of pending writes,
+ * clusters.find_roots for one id, a cluster member's stored words; and
+ * assign()'s options and tables, checked.  Included by _assign.h only.
+ *
+ * The tables are the memory store's own, or (with a fetch callable) a cache in
+ * front of a store that has no C tables (LevelDB, Redis): keys are fetched in
+ * batches before they are read, fetched absences are kept as ABSENT, and the
+ * writes collect in the pending tables for Python to hand to the store's view.
  */
 #ifndef NSHASH_ASSIGN_STORES_H
 #define NSHASH_ASSIGN_STORES_H
@@ -18,6 +22,7 @@ typedef struct {
     Table *tables[T_COUNT]; /* NULL at T_SKETCH, which is: */
     Blocks *sketches;
     Table *pending[T_COUNT]; /* the store's log of writes since its last commit; NULL: no log */
+    PyObject *fetch;         /* fetch(table, keys) -> values: the tables are a cache of a store; NULL: they are the store */
 } assign_stores;
 
 static inline int64_t look(const assign_stores *s, int table, uint64_t key) {
@@ -34,13 +39,54 @@ static int put_both(assign_stores *s, int table, uint64_t key, int64_t value) {
     return 0;
 }
 
+/* Into the cache, the values of those of keys[0:n] it lacks (absent ones as ABSENT); no-op on the store's own tables. */
+static int fetch_keys(assign_stores *s, int table, const uint64_t *keys, Py_ssize_t n) {
+    if (s->fetch == NULL || n == 0) return 0;
+    PyObject *wanted = PyList_New(0);
+    if (wanted == NULL) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (table_find(s->tables[table], keys[i]) >= 0) continue;
+        PyObject *key = PyLong_FromUnsignedLongLong(keys[i]);
+        if (key == NULL || PyList_Append(wanted, key) < 0) {
+            Py_XDECREF(key);
+            Py_DECREF(wanted);
+            return -1;
+        }
+        Py_DECREF(key);
+    }
+    Py_ssize_t count = PyList_GET_SIZE(wanted);
+    PyObject *values = count ? PyObject_CallFunction(s->fetch, "iO", table, wanted) : NULL;
+    int result = count && values == NULL ? -1 : 0;
+    if (values != NULL && (!PyList_Check(values) || PyList_GET_SIZE(values) != count)) {
+        PyErr_SetString(PyExc_TypeError, "assign(): fetch(table, keys) returns a list of as many values");
+        result = -1;
+    }
+    for (Py_ssize_t i = 0; result == 0 && values != NULL && i < count; i++) {
+        PyObject *item = PyList_GET_ITEM(values, i);
+        int64_t value = item == Py_None ? ABSENT : PyLong_AsLongLong(item);
+        uint64_t key = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(wanted, i));
+        if (PyErr_Occurred()) result = -1;
+        else if (table_put(s->tables[table], key, value) < 0) {
+            PyErr_NoMemory();
+            result = -1;
+        }
+    }
+    Py_XDECREF(values);
+    Py_DECREF(wanted);
+    return result;
+}
+
 /* clusters.find_roots for one id: its canonical id, the chain above it compressed. */
 static int find_root(assign_stores *s, int64_t id, int64_t *root) {
-    int64_t node = id, above = look(s, T_PARENT, (uint64_t)id);
+    uint64_t key = (uint64_t)id;
+    if (fetch_keys(s, T_PARENT, &key, 1) < 0) return -1;
+    int64_t node = id, above = look(s, T_PARENT, key);
     Py_ssize_t steps = 0;
     while (above != ABSENT) {
         node = above;
-        above = look(s, T_PARENT, (uint64_t)node);
+        key = (uint64_t)node;
+        if (fetch_keys(s, T_PARENT, &key, 1) < 0) return -1;
+        above = look(s, T_PARENT, key);
         steps++;
     }
     *root = node;
@@ -53,17 +99,83 @@ static int find_root(assign_stores *s, int64_t id, int64_t *root) {
     return 0;
 }
 
+static inline int whole_block(const block *found) {
+    return found != NULL && !(~found->present & (((uint64_t)1 << ENTRIES) - 1));
+}
+
+/*
+ * A cluster's first `most` members into the cache, in one fetch (they share a block of keys:
+ * one scan in LevelDB): each whole one, and the first missing one as a mark (its first word
+ * only, ABSENT), so that it is not fetched again.  Members are added in order and written whole.
+ */
+static int fetch_members(assign_stores *s, int64_t cluster, int most) {
+    if (s->fetch == NULL) return 0;
+    uint64_t base = (uint64_t)cluster << CLUSTER_SHIFT;
+    int first = 0;
+    for (; first < most; first++) {
+        const block *found = blocks_find(s->sketches, base | ((uint64_t)first << MEMBER_SHIFT));
+        if (found == NULL) break;
+        if (!whole_block(found)) return 0; /* marked missing: so are the ones after it */
+    }
+    if (first == most) return 0;
+    Py_ssize_t count = (Py_ssize_t)(most - first) * ENTRIES;
+    PyObject *wanted = PyList_New(count);
+    if (wanted == NULL) return -1;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        uint64_t at = base | ((uint64_t)(first + i / ENTRIES) << MEMBER_SHIFT) | (uint64_t)(i % ENTRIES);
+        PyObject *key = PyLong_FromUnsignedLongLong(at);
+        if (key == NULL) {
+            Py_DECREF(wanted);
+            return -1;
+        }
+        PyList_SET_ITEM(wanted, i, key);
+    }
+    PyObject *values = PyObject_CallFunction(s->fetch, "iO", T_SKETCH, wanted);
+    Py_DECREF(wanted);
+    if (values == NULL) return -1;
+    int result = 0;
+    if (!PyList_Check(values) || PyList_GET_SIZE(values) != count) {
+        PyErr_SetString(PyExc_TypeError, "assign(): fetch(table, keys) returns a list of as many values");
+        result = -1;
+    }
+    for (int index = first; result == 0 && index < most; index++) {
+        uint64_t member_base = base | ((uint64_t)index << MEMBER_SHIFT);
+        int64_t words[ENTRIES];
+        int part = 0;
+        for (; part < ENTRIES; part++) {
+            PyObject *item = PyList_GET_ITEM(values, (Py_ssize_t)(index - first) * ENTRIES + part);
+            if (item == Py_None) break;
+            words[part] = PyLong_AsLongLong(item);
+            if (PyErr_Occurred()) {
+                result = -1;
+                break;
+            }
+        }
+        if (result < 0) break;
+        if (part < ENTRIES) { /* missing */
+            if (blocks_put(s->sketches, member_base, ABSENT) < 0) result = -1;
+            break;
+        }
+        for (part = 0; part < ENTRIES && result == 0; part++)
+            if (blocks_put(s->sketches, member_base | (uint64_t)part, words[part]) < 0) result = -1;
+    }
+    if (result < 0 && !PyErr_Occurred()) PyErr_NoMemory();
+    Py_DECREF(values);
+    return result;
+}
+
 /* The member's ENTRIES words at members.entry_keys(cluster, index), one block; 0 when one is missing. */
 static int load_member(const assign_stores *s, int64_t cluster, int index, member *out) {
     uint64_t base = ((uint64_t)cluster << CLUSTER_SHIFT) | ((uint64_t)index << MEMBER_SHIFT);
     const block *found = blocks_find(s->sketches, base);
-    if (found == NULL || (~found->present & (((uint64_t)1 << ENTRIES) - 1))) return 0;
+    if (!whole_block(found)) return 0;
     member_from_words(found->words, out);
     return 1;
 }
 
-/* members.load_members for one cluster: its first members (at most `most`) into out; how many there are. */
-static int load_members(const assign_stores *s, int64_t cluster, int most, member *out) {
+/* members.load_members for one cluster: its first members (at most `most`) into out; how many there are, -1 on error. */
+static int load_members(assign_stores *s, int64_t cluster, int most, member *out) {
+    if (fetch_members(s, cluster, most) < 0) return -1;
     int count = 0;
     while (count < most && load_member(s, cluster, count, &out[count])) count++;
     return count;
@@ -99,15 +211,27 @@ static int parse_assign_options(PyObject *tuple, assign_options *o) {
     return 0;
 }
 
-/* The store's tables (sketch: its Blocks), or its pending writes (all Tables; None: no log). */
-static int parse_tables(PyObject *tuple, Table **out, Blocks **sketches) {
+/*
+ * The store's tables (sketch: its Blocks), or its pending writes (all Tables; None: no log).
+ * The tables may end with a fetch callable: they are then a cache of a store (see the top).
+ */
+static int parse_tables(PyObject *tuple, Table **out, Blocks **sketches, PyObject **fetch) {
     if (sketches == NULL && tuple == Py_None) {
         for (int i = 0; i < T_COUNT; i++) out[i] = NULL;
         return 0;
     }
-    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != T_COUNT) {
-        PyErr_SetString(PyExc_TypeError, "assign(): tables are (fp, parent, stat, sketch, line)");
+    Py_ssize_t size = PyTuple_Check(tuple) ? PyTuple_GET_SIZE(tuple) : -1;
+    if (size != T_COUNT && !(fetch != NULL && size == T_COUNT + 1)) {
+        PyErr_SetString(PyExc_TypeError, "assign(): tables are (fp, parent, stat, sketch, line[, fetch])");
         return -1;
+    }
+    if (fetch != NULL) {
+        *fetch = size == T_COUNT + 1 ? PyTuple_GET_ITEM(tuple, T_COUNT) : NULL;
+        if (*fetch == Py_None) *fetch = NULL;
+        if (*fetch != NULL && !PyCallable_Check(*fetch)) {
+            PyErr_SetString(PyExc_TypeError, "assign(): the tables' fetch is callable");
+            return -1;
+        }
     }
     for (int i = 0; i < T_COUNT; i++) {
         PyObject *table = PyTuple_GET_ITEM(tuple, i);

@@ -20,8 +20,9 @@
  *   member_entries(line_keys, line_grams, grams, slots, site_keys) -> list: members.stored_form of a document.
  *   entry_keys(clusters, members) -> list | None: members.entry_keys of each.
  *   assign(tables, pending, features, options, allocate_id) -> (similar_id, is_new, score, matched) | None
- *       nshash.decide.assign on the memory store's C tables, in one call
- *       (_assign.h); None for the rare turns Python takes.
+ *       nshash.decide.assign on the memory store's C tables, or on a cache
+ *       read through a store's view (tables ending with a fetch callable), in
+ *       one call (_assign.h); None for the rare turns Python takes.
  *   similar(text, features_args, tables, pending, options, allocate_id) -> (match, features)
  *       features then assign, one call a page (nshash.native.similar_native).
  *   Blocks: a Table keeping each cluster member's sketch words together, the

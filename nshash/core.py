@@ -146,9 +146,8 @@ class NSHash(Compat07, Index):
     def _similar_all(self, texts: list[str]) -> list[int]:
         # A chunk of get_similar_many in one transaction and one C call, so the
         # store's lock and the Python around each page are paid once a chunk.
-        # With save_every the store counts documents by transactions: page by page.
         args = self._one_call_args()
-        if args is None or getattr(self.store, "save_every", None):
+        if args is None or not self._chunks_in_c():
             return super()._similar_all(texts)
         return self.store.transaction(lambda view: self._similar_native_all(view, texts, args))
 
@@ -164,7 +163,7 @@ class NSHash(Compat07, Index):
         start = 0
         while start < len(features):
             found = assign_many_native(view, features, start, self.opts)
-            if found is None:  # the store lends no C tables now (a deletion pending)
+            if found is None:  # no C decision on this view now (a memory store with a deletion pending)
                 return ids + [self._assign(view, each) for each in features[start:]]
             decided, stop = found
             ids += decided
@@ -185,7 +184,7 @@ class NSHash(Compat07, Index):
         offset = HEADER_SIZE
         while offset < len(blob):
             found = assign_packed_native(view, blob, offset, self.opts)
-            if found is None:  # the store lends no C tables now (a deletion pending)
+            if found is None:  # no C decision on this view now (a memory store with a deletion pending)
                 return ids + [self._assign(view, each) for each in unpack(blob, offset)]
             decided, offset, handed = found
             ids += decided
@@ -196,21 +195,31 @@ class NSHash(Compat07, Index):
     def _chunks_in_c(self) -> bool:
         """Whether computed features can be decided a chunk in one transaction and one C call (as :meth:`_similar_all`).
 
-        Not without C tables lent by the store, nor with ``save_every``: that store counts documents by transactions.
+        Not without the C decision (:meth:`_decides_in_c`), nor on a store that commits a
+        document at a time (``chunk_transactions``: Redis), nor with ``save_every``: that
+        store counts documents by transactions.
         """
-        return getattr(self.store, "native_tables", None) is not None and not getattr(self.store, "save_every", None)
+        return (
+            self._decides_in_c()
+            and getattr(self.store, "chunk_transactions", True)
+            and not getattr(self.store, "save_every", None)
+        )
 
     def _one_call_args(self) -> tuple[int, ...] | None:
-        """The C features' arguments when features and decision can be one C call (a store lending C tables)."""
+        """The C features' arguments when features and decision can be one C call (:meth:`_decides_in_c`)."""
         args = self.fingerprinter.c_features_args
-        return None if args is None or getattr(self.store, "native_tables", None) is None else args
+        return None if args is None or not self._decides_in_c() else args
+
+    def _decides_in_c(self) -> bool:
+        """Whether the store's view takes the C decision: its own C tables (memory), or a cache read through it."""
+        return getattr(self.store, "native_tables", None) is not None or getattr(self.store, "reads_through", False)
 
     def _similar_native_all(self, view: StoreView, texts: list[str], args: tuple[int, ...]) -> list[int]:
         ids: list[int] = []
         start = 0
         while start < len(texts):
             found = similar_many_native(view, texts, start, args, self.opts)
-            if found is None:  # the store lends no C tables now (a deletion pending)
+            if found is None:  # no C decision on this view now (a memory store with a deletion pending)
                 return ids + [self._similar_native(view, text, args) for text in texts[start:]]
             decided, stop, features = found
             ids += decided

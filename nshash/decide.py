@@ -152,9 +152,10 @@ Decision = Match
 def assign(view: StoreView, features: Features, options: Options) -> Match:
     """Decide ``features``' cluster and record it in ``view`` (a store or a transaction view).
 
-    On the memory store's C tables the C accelerator decides in one call
-    (:func:`nshash.native.assign_native`), merges included, except for the rare
-    turns it hands back to :func:`assign_python` (an empty page, ids past the entry keys).
+    With the C accelerator the decision is one C call (:func:`nshash.native.assign_native`),
+    merges included: on the memory store's own C tables, or on a cache read
+    through a LevelDB or Redis view.  It hands the rare turns back to
+    :func:`assign_python` (an empty page, ids past the entry keys).
     """
     decided = assign_native(view, features, options)
     return decided if decided is not None else assign_python(view, features, options)
@@ -163,7 +164,7 @@ def assign(view: StoreView, features: Features, options: Options) -> Match:
 def assign_python(
     view: StoreView, features: Features, options: Options, trace: list[dict[str, Any]] | None = None
 ) -> Match:
-    """:func:`assign` in Python: the specification the C follows, and what every other store runs.
+    """:func:`assign` in Python: the specification the C follows, and what runs without the C accelerator.
 
     ``trace``: a list to append each candidate's scores to (:meth:`nshash.NSHash.explain_decision`).
     """

@@ -1,7 +1,11 @@
-"""The decision on the memory store's own C tables: one C call a page (``nshash/_assign.h``).
+"""The decision in C: one C call a page (``nshash/_assign.h``).
 
-The C implements :func:`nshash.decide.assign_python` and writes the store's
-tables (and its log of pending writes) directly; tests compare the two.
+The C implements :func:`nshash.decide.assign_python`; tests compare the two.
+On the memory store it reads and writes the store's own C tables (and its log
+of pending writes).  A store without C tables (LevelDB, Redis) marks its view
+``reads_through``: the C then decides on a :class:`ReadThrough` cache in front
+of the view, fetching what it reads through ``view.get_many`` in batches, and
+its writes go to ``view.put_many`` after the call.
 :func:`similar_native` computes the features in the same call.
 """
 
@@ -17,6 +21,7 @@ from nshash.match import Match
 from nshash.members import SKETCH
 from nshash.options import Options
 from nshash.sketch import Sketch
+from nshash.stores.memory_table import IntTable, new_table
 from nshash.stores.view import StoreView
 
 #: The tables the decision reads and writes, in the order the C's ``assign`` takes them.
@@ -24,21 +29,24 @@ TABLES: Final = (FP, PARENT, STAT, SKETCH, LINE)
 
 
 def assign_native(view: StoreView, features: Features, options: Options) -> Match | None:
-    """The decision made in C, when ``view`` lends its C tables (``native_tables``); ``None`` leaves it to Python.
+    """The decision made in C, when ``view`` lends its C tables or reads through; ``None`` leaves it to Python.
 
     The C hands back the rare turns before it writes anything: an empty page,
     a candidate whose id is past the 64-bit entry keys.
     """
-    if speedups is None or (tables := _lent_tables(view)) is None:
+    if speedups is None or (lent := _lent_tables(view)) is None:
         return None
-    decided = speedups.assign(*tables, features, _c_options(options), view.allocate_id)
+    tables, pending, cache = lent
+    decided = speedups.assign(tables, pending, features, _c_options(options), view.allocate_id)
+    if cache is not None:
+        cache.flush()
     return None if decided is None else Match(*decided)
 
 
 def similar_native(
     view: StoreView, text: str, feature_args: tuple[int, ...], options: Options
 ) -> Match | Features | None:
-    """A document's features and decision in one C call, when ``view`` lends its C tables.
+    """A document's features and decision in one C call, when ``view`` lends its C tables or reads through.
 
     ``feature_args``: what :meth:`~nshash.fingerprint.Fingerprinter.features`
     passes the C.  The :class:`~nshash.Match`; or, for the rare turns the C
@@ -46,9 +54,12 @@ def similar_native(
     for :func:`~nshash.decide.assign_python`; ``None`` when the C cannot take
     the page (no C tables, or features only Python computes).
     """
-    if speedups is None or (tables := _lent_tables(view)) is None:
+    if speedups is None or (lent := _lent_tables(view)) is None:
         return None
-    match, found = speedups.similar(text, feature_args, *tables, _c_options(options), view.allocate_id)
+    tables, pending, cache = lent
+    match, found = speedups.similar(text, feature_args, tables, pending, _c_options(options), view.allocate_id)
+    if cache is not None:
+        cache.flush()
     if match is not None:
         return Match(*match)
     return None if found is None else _features(found)
@@ -62,11 +73,16 @@ def similar_many_native(
     ``(ids, stop, features)``: the similar ids of ``texts[start:stop]``; ``stop``,
     the page handed back (``len(texts)`` when none was) and its features, as
     :func:`similar_native` gives them (``None`` when only Python computes them).
-    ``None`` when ``view`` lends no C tables.
+    ``None`` when ``view`` takes no C decision.
     """
-    if speedups is None or (tables := _lent_tables(view)) is None:
+    if speedups is None or (lent := _lent_tables(view)) is None:
         return None
-    ids, stop, found = speedups.similar_many(texts, start, feature_args, *tables, _c_options(options), view.allocate_id)
+    tables, pending, cache = lent
+    ids, stop, found = speedups.similar_many(
+        texts, start, feature_args, tables, pending, _c_options(options), view.allocate_id
+    )
+    if cache is not None:
+        cache.flush()
     return ids, stop, None if found is None else _features(found)
 
 
@@ -77,11 +93,14 @@ def assign_many_native(
 
     ``(ids, stop)``: the similar ids of ``features[start:stop]``; ``stop``, the
     page handed back, nothing written for it (``len(features)`` when none was).
-    ``None`` when ``view`` lends no C tables.
+    ``None`` when ``view`` takes no C decision.
     """
-    if speedups is None or (tables := _lent_tables(view)) is None:
+    if speedups is None or (lent := _lent_tables(view)) is None:
         return None
-    ids, stop = speedups.assign_many(features, start, *tables, _c_options(options), view.allocate_id)
+    tables, pending, cache = lent
+    ids, stop = speedups.assign_many(features, start, tables, pending, _c_options(options), view.allocate_id)
+    if cache is not None:
+        cache.flush()
     return ids, stop
 
 
@@ -93,11 +112,14 @@ def assign_packed_native(
     ``(ids, offset, features)``: the similar ids of the pages decided, where
     the next page starts, and the features of the page the C handed back
     (nothing written for it; ``None`` when none was).  ``None`` when ``view``
-    lends no C tables.
+    takes no C decision.
     """
-    if speedups is None or (tables := _lent_tables(view)) is None:
+    if speedups is None or (lent := _lent_tables(view)) is None:
         return None
-    ids, offset, found = speedups.assign_packed(blob, offset, *tables, _c_options(options), view.allocate_id)
+    tables, pending, cache = lent
+    ids, offset, found = speedups.assign_packed(blob, offset, tables, pending, _c_options(options), view.allocate_id)
+    if cache is not None:
+        cache.flush()
     return ids, offset, None if found is None else _features(found)
 
 
@@ -106,10 +128,46 @@ def _features(found: tuple[Any, ...]) -> Features:
     return Features(keys, positions, doc_key, Sketch(grams, slots), *lines)
 
 
-def _lent_tables(view: StoreView) -> tuple[Any, Any] | None:
-    """The C tables :data:`TABLES` and their log of pending writes, when ``view`` lends them (``native_tables``)."""
+def _lent_tables(view: StoreView) -> tuple[tuple[Any, ...], tuple[Any, ...] | None, ReadThrough | None] | None:
+    """The C tables :data:`TABLES`, their log of pending writes and the cache to flush after the call.
+
+    The memory store's own (``native_tables``), a :class:`ReadThrough` cache
+    when the view ``reads_through``, else ``None``.
+    """
     native = getattr(view, "native_tables", None)
-    return None if native is None else native(TABLES)
+    if native is not None:
+        lent = native(TABLES)
+        return None if lent is None else (*lent, None)
+    if getattr(view, "reads_through", False):
+        cache = ReadThrough(view)
+        return cache.tables, cache.pending, cache
+    return None
+
+
+class ReadThrough:
+    """C tables in front of a store view that has none, for one C call.
+
+    The C fetches the keys it is about to read (:meth:`fetch`: a page's
+    fingerprints in one call, its lines in another, a cluster member's words in
+    a third) and keeps what it got, absences too.  Its writes collect in the
+    pending tables, which :meth:`flush` hands to ``view.put_many``.  A cache
+    lives for one call: between calls, Python may write to the view.
+    """
+
+    def __init__(self, view: StoreView) -> None:
+        self.view = view
+        self.tables: tuple[Any, ...] = (*[new_table(name) for name in TABLES], self.fetch)
+        self.pending: tuple[IntTable, ...] = tuple([new_table() for _ in TABLES])
+
+    def fetch(self, table: int, keys: list[int]) -> list[int | None]:
+        """The values of ``keys`` in table ``TABLES[table]`` (``None`` where absent)."""
+        return self.view.get_many(TABLES[table], keys)
+
+    def flush(self) -> None:
+        """The C's writes, to the view."""
+        for name, written in zip(TABLES, self.pending):
+            if len(written):
+                self.view.put_many(name, list(written.items()))
 
 
 #: The last options and their C tuple: an index passes the same Options object on every page,

@@ -47,6 +47,16 @@ class HashDB(ViewBase, ABC):
     #: A store that reconnects to a shared server after a fork sets it (Redis).
     fork_safe: ClassVar[bool] = False
 
+    #: Whether an index may decide a chunk of documents (``get_similar_many``,
+    #: batch, Dask) in one transaction.  A store a fleet shares (Redis) commits
+    #: a document at a time: a chunk's transaction would hold the other clients
+    #: up, and be run again whole after a conflict.
+    chunk_transactions: ClassVar[bool] = True
+
+    #: Whether NSHash's C decision may run on a cache read through this store's
+    #: transaction views (which then say so too): :class:`nshash.native.ReadThrough`.
+    reads_through: ClassVar[bool] = False
+
     def __init__(self) -> None:
         self._closed = False
         self._forked = False

@@ -83,12 +83,10 @@ _WRITE_BUFFER = 64 << 20
 _VALUE = struct.Struct(">q")
 
 
-def _key(prefix: bytes, key: int) -> bytes:
-    return prefix + _KEY.pack(key)
-
-
 class _Transaction(ViewBase):
     """The store's view in a transaction: reads through to LevelDB, buffers writes, commits them as one batch."""
+
+    reads_through = True  # NSHash's C decision reads through this view (nshash.native.ReadThrough)
 
     def __init__(self, store: HashDBLeveldb) -> None:
         self._store = store
@@ -262,6 +260,8 @@ class HashDBLeveldb(HashDB):
         [1, None]
     """
 
+    reads_through = True
+
     def __init__(self, path: str | os.PathLike[str], sync: bool = False) -> None:
         super().__init__()
         try:
@@ -295,12 +295,10 @@ class HashDBLeveldb(HashDB):
     def _open(self, create: bool) -> Any:
         plyvel = self._plyvel
         try:
-            # A bloom filter makes lookups of unseen fingerprints (most of them) skip disk reads.
-            # A 64 MiB write buffer (LevelDB's default is 4) keeps the newest pages in
-            # memory and makes fewer level-0 files for every lookup to search: 1.1-1.3x
-            # the pages/s at 30,000 pages (one-off runs on a shared machine; 16 and 128
-            # MiB, or 1 KiB blocks, within the noise of 64).  An open replays up to that
-            # much log: 1.4 s for a store of 20,000 pages.
+            # A bloom filter: lookups of unseen fingerprints (most) skip disk reads.  A 64 MiB write buffer
+            # (default 4) keeps the newest pages in memory and makes fewer level-0 files to search: 1.1-1.3x the
+            # pages/s at 30,000 pages (one-off runs on a shared machine; 16 and 128 MiB, or 1 KiB blocks, within
+            # the noise of 64).  An open replays up to that much log: 1.4 s for a store of 20,000 pages.
             return plyvel.DB(
                 str(self.path),
                 create_if_missing=create,

@@ -135,6 +135,7 @@ class HashDBRedis(HashDB):
     #: beyond, the oldest are forgotten (and guessed absent).  ~176 bytes each
     #: (measured on a dict of 200,000 (table, key) -> value): ~35 MB in all.
     remember = 200_000
+    reads_through, chunk_transactions = True, False
 
     def __init__(
         self,

@@ -92,6 +92,8 @@ def _add_writes(
 class _Buffer(ViewBase):
     """Writes buffered until commit, and the checks every view applies."""
 
+    reads_through = True  # NSHash's C decision reads through this view (nshash.native.ReadThrough)
+
     def __init__(self, store: HashDBRedis) -> None:
         self._store = store
         self._keys = store._keys
