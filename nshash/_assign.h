@@ -84,7 +84,12 @@ static int record_evidence(assign_stores *s, const uint64_t *keys, const int64_t
         if (passed[at]) content[contents++] = keys[i];
         else suspects[suspected++] = keys[i];
     }
-    if (fetch_keys(s, T_STAT, content, contents) < 0 || fetch_keys(s, T_STAT, suspects, suspected) < 0) return -1;
+    if (s->fetch != NULL) { /* every count read below, in one fetch */
+        uint64_t all[4 * MAX_SENTENCES];
+        memcpy(all, content, (size_t)contents * sizeof(uint64_t));
+        memcpy(all + contents, suspects, (size_t)suspected * sizeof(uint64_t));
+        if (fetch_keys(s, T_STAT, all, contents + suspected) < 0) return -1;
+    }
     uint64_t updated[4 * MAX_SENTENCES];
     int updates = 0;
     for (int i = 0; i < contents; i++) {
@@ -278,20 +283,29 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     size_t room = (size_t)(d.count ? d.count : 1);
     lines = PyMem_RawMalloc(room * sizeof(Py_ssize_t));
-    line_roots = PyMem_RawMalloc(room * sizeof(int64_t));
+    line_roots = PyMem_RawMalloc((room + MAX_CANDIDATES) * sizeof(int64_t)); /* + scratch for the fetch below */
     if (lines == NULL || line_roots == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     /* boilerplate.line_roots: where each considered line was seen, as a current id */
     int64_t roots[MAX_CANDIDATES];
-    for (int c = 0; c < candidates; c++)
-        if (find_root(&s, votes[c].id, &roots[c]) < 0) goto done;
     Py_ssize_t considered = considered_lines(&d, lines);
-    if (s.fetch != NULL) {
+    if (s.fetch != NULL) { /* the lines read below, then the parents of the candidates and of the lines' clusters */
         for (Py_ssize_t i = 0; i < considered; i++) line_roots[i] = d.keys[lines[i]]; /* the keys, as scratch */
         if (fetch_keys(&s, T_LINE, (const uint64_t *)line_roots, considered) < 0) goto done;
+        Py_ssize_t ids = 0;
+        for (int c = 0; c < candidates; c++) line_roots[ids++] = votes[c].id;
+        for (Py_ssize_t i = 0; i < considered; i++) {
+            int64_t seen = look(&s, T_LINE, (uint64_t)d.keys[lines[i]]);
+            int twice = seen == ABSENT || seen == SHARED_LINE;
+            for (Py_ssize_t j = 0; j < ids && !twice; j++) twice = line_roots[j] == seen;
+            if (!twice) line_roots[ids++] = seen;
+        }
+        if (fetch_keys(&s, T_PARENT, (const uint64_t *)line_roots, ids) < 0) goto done;
     }
+    for (int c = 0; c < candidates; c++)
+        if (find_root(&s, votes[c].id, &roots[c]) < 0) goto done;
     int known_any = 0;
     for (Py_ssize_t i = 0; i < considered; i++) {
         int64_t seen = look(&s, T_LINE, (uint64_t)d.keys[lines[i]]);
