@@ -72,7 +72,7 @@ def tables_of(store: nshash.HashDB, reference: nshash.HashDBMemory) -> dict[str,
     }
 
 
-@pytest.mark.parametrize("kind", ["leveldb", "redis"])
+@pytest.mark.parametrize("kind", ["leveldb", "redis", "readme"])
 @pytest.mark.parametrize("docs", CORPORA, ids=CORPUS_IDS)
 def test_the_c_decision_through_a_view_decides_and_writes_what_the_memory_store_and_python_do(
     kind: str, docs: Callable[[], list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: Any
@@ -85,6 +85,8 @@ def test_the_c_decision_through_a_view_decides_and_writes_what_the_memory_store_
     for in_c in (True, False):
         (directory := tmp_path / ("c" if in_c else "python")).mkdir()
         store = open_store_kind(kind, directory, url)
+        if kind == "readme":  # the README's own store, opted in: its transaction's view is the store
+            store.reads_through = True  # type: ignore[misc]
         try:
             matches, counting = feed(store, texts, monkeypatch, in_c)
             runs[in_c] = matches, tables_of(store, reference), {name: store.count(name) for name in TABLES}, counting
