@@ -11,6 +11,7 @@ its writes go to ``view.put_many`` after the call.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from nshash._accel import speedups
@@ -34,12 +35,12 @@ def assign_native(view: StoreView, features: Features, options: Options) -> Matc
     The C hands back the rare turns before it writes anything: an empty page,
     a candidate whose id is past the 64-bit entry keys.
     """
-    if speedups is None or (lent := _lent_tables(view)) is None:
-        return None
-    tables, pending, cache = lent
-    decided = speedups.assign(tables, pending, features, _c_options(options), view.allocate_id)
-    if cache is not None:
-        cache.flush()
+    decided = _in_c(
+        view,
+        lambda tables, pending: speedups.assign(  # type: ignore[union-attr]
+            tables, pending, features, _c_options(options), view.allocate_id
+        ),
+    )
     return None if decided is None else Match(*decided)
 
 
@@ -54,12 +55,15 @@ def similar_native(
     for :func:`~nshash.decide.assign_python`; ``None`` when the C cannot take
     the page (no C tables, or features only Python computes).
     """
-    if speedups is None or (lent := _lent_tables(view)) is None:
+    out = _in_c(
+        view,
+        lambda tables, pending: speedups.similar(  # type: ignore[union-attr]
+            text, feature_args, tables, pending, _c_options(options), view.allocate_id
+        ),
+    )
+    if out is None:
         return None
-    tables, pending, cache = lent
-    match, found = speedups.similar(text, feature_args, tables, pending, _c_options(options), view.allocate_id)
-    if cache is not None:
-        cache.flush()
+    match, found = out
     if match is not None:
         return Match(*match)
     return None if found is None else _features(found)
@@ -75,14 +79,15 @@ def similar_many_native(
     :func:`similar_native` gives them (``None`` when only Python computes them).
     ``None`` when ``view`` takes no C decision.
     """
-    if speedups is None or (lent := _lent_tables(view)) is None:
-        return None
-    tables, pending, cache = lent
-    ids, stop, found = speedups.similar_many(
-        texts, start, feature_args, tables, pending, _c_options(options), view.allocate_id
+    out = _in_c(
+        view,
+        lambda tables, pending: speedups.similar_many(  # type: ignore[union-attr]
+            texts, start, feature_args, tables, pending, _c_options(options), view.allocate_id
+        ),
     )
-    if cache is not None:
-        cache.flush()
+    if out is None:
+        return None
+    ids, stop, found = out
     return ids, stop, None if found is None else _features(found)
 
 
@@ -95,12 +100,15 @@ def assign_many_native(
     page handed back, nothing written for it (``len(features)`` when none was).
     ``None`` when ``view`` takes no C decision.
     """
-    if speedups is None or (lent := _lent_tables(view)) is None:
+    out = _in_c(
+        view,
+        lambda tables, pending: speedups.assign_many(  # type: ignore[union-attr]
+            features, start, tables, pending, _c_options(options), view.allocate_id
+        ),
+    )
+    if out is None:
         return None
-    tables, pending, cache = lent
-    ids, stop = speedups.assign_many(features, start, tables, pending, _c_options(options), view.allocate_id)
-    if cache is not None:
-        cache.flush()
+    ids, stop = out
     return ids, stop
 
 
@@ -114,18 +122,33 @@ def assign_packed_native(
     (nothing written for it; ``None`` when none was).  ``None`` when ``view``
     takes no C decision.
     """
-    if speedups is None or (lent := _lent_tables(view)) is None:
+    out = _in_c(
+        view,
+        lambda tables, pending: speedups.assign_packed(  # type: ignore[union-attr]
+            blob, offset, tables, pending, _c_options(options), view.allocate_id
+        ),
+    )
+    if out is None:
         return None
-    tables, pending, cache = lent
-    ids, offset, found = speedups.assign_packed(blob, offset, tables, pending, _c_options(options), view.allocate_id)
-    if cache is not None:
-        cache.flush()
+    ids, offset, found = out
     return ids, offset, None if found is None else _features(found)
 
 
 def _features(found: tuple[Any, ...]) -> Features:
     keys, positions, doc_key, (grams, slots), *lines = found
     return Features(keys, positions, doc_key, Sketch(grams, slots), *lines)
+
+
+def _in_c(view: StoreView, call: Callable[[Any, Any], Any]) -> Any:
+    """``call(tables, pending)`` on the C tables ``view`` lends, or on a cache read through it (its writes then
+    handed to the view); ``None`` when ``view`` takes no C decision."""
+    if speedups is None or (lent := _lent_tables(view)) is None:
+        return None
+    tables, pending, cache = lent
+    out = call(tables, pending)
+    if cache is not None:
+        cache.flush()
+    return out
 
 
 def _lent_tables(view: StoreView) -> tuple[tuple[Any, ...], tuple[Any, ...] | None, ReadThrough | None] | None:
@@ -148,8 +171,9 @@ class ReadThrough:
     """C tables in front of a store view that has none, for one C call.
 
     The C fetches the keys it is about to read (:meth:`fetch`: a page's
-    fingerprints in one call, its lines in another, a cluster member's words in
-    a third) and keeps what it got, absences too.  Its writes collect in the
+    fingerprints in one call, its lines in another, the parents of the clusters
+    they name in a third, a candidate's first members in one more) and keeps
+    what it got, absences too.  Its writes collect in the
     pending tables, which :meth:`flush` hands to ``view.put_many``.  A cache
     lives for one call: between calls, Python may write to the view.
     """
