@@ -232,21 +232,18 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     uint64_t keys[2 * MAX_SENTENCES], doc_key = PyLong_AsUnsignedLongLong(doc_key_obj);
     int64_t values[2 * MAX_SENTENCES];
     if (PyErr_Occurred()) return NULL;
-    int sentences = 0;
-    if (s.fetch != NULL) { /* every fingerprint read below, in one fetch */
-        uint64_t all[2 * MAX_SENTENCES + 1];
-        all[0] = doc_key;
-        for (Py_ssize_t i = 0; i < key_count; i++) {
-            all[i + 1] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(keys_obj, i));
-            if (PyErr_Occurred()) return NULL;
-        }
-        if (fetch_keys(&s, T_FP, all, key_count + 1) < 0) return NULL;
+    uint64_t read[2 * MAX_SENTENCES + 1]; /* the whole text's key, then every sentence's */
+    read[0] = doc_key;
+    for (Py_ssize_t i = 0; i < key_count; i++) {
+        read[i + 1] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(keys_obj, i));
+        if (PyErr_Occurred()) return NULL;
     }
+    if (fetch_keys(&s, T_FP, read, key_count + 1) < 0) return NULL;
+    int sentences = 0;
     int64_t doc_value = look(&s, T_FP, doc_key);
     for (Py_ssize_t i = 0; i < key_count; i += 2) {
         for (int side = 0; side < 2; side++) {
-            keys[2 * sentences + side] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(keys_obj, i + side));
-            if (PyErr_Occurred()) return NULL;
+            keys[2 * sentences + side] = read[i + side + 1];
             values[2 * sentences + side] = look(&s, T_FP, keys[2 * sentences + side]);
         }
         /* boilerplate.without_boilerplate */

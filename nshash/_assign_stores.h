@@ -39,6 +39,16 @@ static int put_both(assign_stores *s, int table, uint64_t key, int64_t value) {
     return 0;
 }
 
+/* fetch(table, wanted) -> its list of len(wanted) values, checked; NULL with an error set. */
+static PyObject *call_fetch(const assign_stores *s, int table, PyObject *wanted) {
+    PyObject *values = PyObject_CallFunction(s->fetch, "iO", table, wanted);
+    if (values != NULL && (!PyList_Check(values) || PyList_GET_SIZE(values) != PyList_GET_SIZE(wanted))) {
+        PyErr_SetString(PyExc_TypeError, "assign(): fetch(table, keys) returns a list of as many values");
+        Py_CLEAR(values);
+    }
+    return values;
+}
+
 /* Into the cache, the values of those of keys[0:n] it lacks (absent ones as ABSENT); no-op on the store's own tables. */
 static int fetch_keys(assign_stores *s, int table, const uint64_t *keys, Py_ssize_t n) {
     if (s->fetch == NULL || n == 0) return 0;
@@ -55,12 +65,8 @@ static int fetch_keys(assign_stores *s, int table, const uint64_t *keys, Py_ssiz
         Py_DECREF(key);
     }
     Py_ssize_t count = PyList_GET_SIZE(wanted);
-    PyObject *values = count ? PyObject_CallFunction(s->fetch, "iO", table, wanted) : NULL;
+    PyObject *values = count ? call_fetch(s, table, wanted) : NULL;
     int result = count && values == NULL ? -1 : 0;
-    if (values != NULL && (!PyList_Check(values) || PyList_GET_SIZE(values) != count)) {
-        PyErr_SetString(PyExc_TypeError, "assign(): fetch(table, keys) returns a list of as many values");
-        result = -1;
-    }
     for (Py_ssize_t i = 0; result == 0 && values != NULL && i < count; i++) {
         PyObject *item = PyList_GET_ITEM(values, i);
         int64_t value = item == Py_None ? ABSENT : PyLong_AsLongLong(item);
@@ -130,14 +136,10 @@ static int fetch_members(assign_stores *s, int64_t cluster, int most) {
         }
         PyList_SET_ITEM(wanted, i, key);
     }
-    PyObject *values = PyObject_CallFunction(s->fetch, "iO", T_SKETCH, wanted);
+    PyObject *values = call_fetch(s, T_SKETCH, wanted);
     Py_DECREF(wanted);
     if (values == NULL) return -1;
     int result = 0;
-    if (!PyList_Check(values) || PyList_GET_SIZE(values) != count) {
-        PyErr_SetString(PyExc_TypeError, "assign(): fetch(table, keys) returns a list of as many values");
-        result = -1;
-    }
     for (int index = first; result == 0 && index < most; index++) {
         uint64_t member_base = base | ((uint64_t)index << MEMBER_SHIFT);
         int64_t words[ENTRIES];
