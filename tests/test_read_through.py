@@ -17,6 +17,7 @@ from nshash.native import TABLES
 from nshash.stores.leveldb import _Transaction
 from tests.conftest import open_store_kind
 from tests.corpora import excerpt_pages, hard_corpus, manual_corpus, popular_copies, split_stories
+from tests.test_speedups_assign import Counting as CountingOneCalls
 
 speedups = pytest.importorskip("nshash._speedups", reason="the C accelerator is not built")
 if nshash._accel.speedups is None:  # built but switched off (NSHASH_NO_SPEEDUPS)
@@ -177,24 +178,6 @@ def test_c_assign_on_a_cache_reads_each_key_once_and_leaves_its_writes_pending()
     assert again[0] == 1 and asked == [(TABLES.index("parent"), [1])]
 
 
-class CountingCalls:
-    """The C module, counting its one-call entry points."""
-
-    def __init__(self) -> None:
-        self.calls: dict[str, int] = {"similar": 0, "similar_many": 0}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(speedups, name)
-
-    def similar(self, *args: Any) -> Any:
-        self.calls["similar"] += 1
-        return speedups.similar(*args)
-
-    def similar_many(self, *args: Any) -> Any:
-        self.calls["similar_many"] += 1
-        return speedups.similar_many(*args)
-
-
 @pytest.mark.parametrize("kind", ["leveldb", "redis"])
 def test_get_similar_many_through_a_view_gives_the_ids_of_a_loop(
     kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: Any
@@ -203,7 +186,7 @@ def test_get_similar_many_through_a_view_gives_the_ids_of_a_loop(
     loop = nshash.NSHash()
     expected = loop.resolve_many([loop.get_similar(text) for text in texts])
     url = request.getfixturevalue("redis_server").url if kind == "redis" else None
-    counting = CountingCalls()
+    counting = CountingOneCalls()
     monkeypatch.setattr(nshash.native, "speedups", counting)
     store = open_store_kind(kind, tmp_path, url)
     try:
@@ -211,6 +194,6 @@ def test_get_similar_many_through_a_view_gives_the_ids_of_a_loop(
     finally:
         store.close()
     if kind == "leveldb":  # a chunk in one transaction and one C call
-        assert counting.calls == {"similar": 0, "similar_many": -(-len(texts) // 64)}
+        assert counting.one_call == {"decided": len(texts), "chunk calls": -(-len(texts) // 64)}
     else:  # Redis, shared by a fleet, commits a page at a time: one C call each
-        assert counting.calls == {"similar": len(texts), "similar_many": 0}
+        assert counting.one_call == {"decided": len(texts)}
