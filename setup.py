@@ -33,7 +33,7 @@ VERIFY = {
     "estimate": (
         *("SIZE_RATIO", "SIZE_RATIO_CONTAINMENT", "SIZE_RATIO_GRAMS", "FRAME_ERRORS"),
         *("BODY_MIN_GRAMS", "BODY_SIZE_RATIO", "BODY_ERRORS"),
-        *("UNFRAMED_KNOWN", "UNFRAMED_OWN"),
+        *("UNFRAMED_KNOWN", "UNFRAMED_OWN", "CORROBORATE"),
     ),
     "bodies": ("KNOWN_FRAME", "CROSS_SITE_ERRORS", "FAR_BODY_ERRORS", "FAR_OWN_GRAMS"),
     "decide": (

@@ -45,7 +45,8 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
         body = &t->body;
     }
     const member *article = count > 0 ? own_article(d, t) : NULL;
-    double best = 0.0;
+    double best = 0.0, next = 0.0; /* estimate.corroborated: the best score counts when two members overlap */
+    int overlapping = 0;
     for (int m = 0; m < count; m++) {
         Py_ssize_t chrome = 0, known = 0;
         for (Py_ssize_t i = 0; i < d->count; i++)
@@ -71,9 +72,15 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
             double own = body_score(article, &members[m]);
             if (own > score) score = own;
         }
-        if (score > best) best = score;
+        overlapping += score >= CORROBORATE || containment(doc, &members[m]) >= CORROBORATE;
+        if (score > best) {
+            next = best;
+            best = score;
+        } else if (score > next) {
+            next = score;
+        }
     }
-    return best;
+    return count < 2 || overlapping >= 2 ? best : next;
 }
 
 /* members.from_entries: 1 and *out filled, 0 when the member is not stored (an entry is None), -1 on error. */

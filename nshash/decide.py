@@ -53,7 +53,9 @@ from nshash.boilerplate import (
 from nshash.clusters import find_roots, merge
 from nshash.estimate import (
     body_score,
+    corroborated,
     frame_free_score,
+    overlapping,
     trusted_containment,
     unframed_score,
 )
@@ -234,6 +236,8 @@ def assign_python(
             frame = sorted(shared_frame(features, kept, known))
             trace.append({"cluster": roots[c], "sentences": votes[c], "share": share[c], "members": verified[c][1]})
             trace[-1] |= {"frame_lines": frame, "containment": verified[c][0], "passed": c in passed}
+            scores = member_scores(features, kept, known)
+            trace[-1]["members_overlapping"] = overlapping(features.sketch, [m.sketch for m in kept], scores)
             trace[-1] |= {"unframed_lines": [] if frame else unframed_lines(features, kept, known)}
             trace[-1] |= {
                 "edited_copy": c in edited,
@@ -318,6 +322,8 @@ def join_by_lines(
         trace.append({"cluster": cluster, "sentences": 0, "share": 0.0, "members": found, "frame_lines": frame})
         trace[-1] |= {"containment": score, "passed": passed, "unframed_lines": [], "edited_copy": False}
         trace[-1] |= {"same_site": any(same_site(features.site_keys, m.lines) for m in members), "by_lines": True}
+        scores = member_scores(features, members, known)
+        trace[-1]["members_overlapping"] = overlapping(features.sketch, [m.sketch for m in members], scores)
     return (cluster, score, found) if passed else None
 
 
@@ -395,14 +401,22 @@ def cjk_page(features: Features) -> bool:
 
 
 def verify_score(features: Features, members: list[Member], known: Sequence[int] = ()) -> float:
-    """How much the document and the closest of a cluster's members agree, their shared header and footer left out.
+    """How much the document and the closest of a cluster's members agree (:func:`member_scores`).
+
+    The best member's score counts only if another overlaps the page too (:func:`~nshash.estimate.corroborated`).
+    """
+    return corroborated(features.sketch, [member.sketch for member in members], member_scores(features, members, known))
+
+
+def member_scores(features: Features, members: list[Member], known: Sequence[int] = ()) -> list[float]:
+    """How much the document and each of a cluster's members agree, their shared header and footer left out.
 
     A line that is frame against one member is frame against all (a notice copied verbatim across
     sites sits in the middle of another site's page, where no edge run finds it).  ``known``: the
     document's lines that other clusters have (:func:`~nshash.frame.known_lines`); the page without
     them and its frame, and without them alone when they are all it has of its own
     (:func:`~nshash.frame.own_article`), is compared too (:func:`~nshash.estimate.body_score`): the
-    highest score counts.  Where no frame is shared, such lines a member has too may be one all the
+    highest of these counts.  Where no frame is shared, such lines a member has too may be one all the
     same: the whole-text score is then bounded by :func:`~nshash.estimate.unframed_score`.
     """
     keys, grams = features.line_keys, features.line_grams
@@ -411,7 +425,7 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
     drop = frame.union(known)
     body = body_sketch(features, drop) if drop and members else None
     article = own_article(features, frame, known) if members else None
-    best = 0.0
+    scores = []
     for member in members:
         chrome = lines_in(keys, grams, frame, member.lines)
         score = trusted_containment(features.sketch, member.sketch, chrome, around)
@@ -424,8 +438,8 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
             score = max(score, body_score(body, member.sketch))
         if article is not None:
             score = max(score, body_score(article, member.sketch))
-        best = max(best, score)
-    return best
+        scores.append(score)
+    return scores
 
 
 def members_score(features: Features, these: list[Member], those: list[Member]) -> float:

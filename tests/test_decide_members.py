@@ -1,0 +1,84 @@
+"""The decision rule and a cluster's members: a page that agrees with one member joins when another overlaps it too."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import nshash
+import nshash.decide
+import nshash.estimate
+from nshash.estimate import CORROBORATE, corroborated, overlapping
+from nshash.sketch import containment, sketch
+from nshash.stores.memory import HashDBMemory
+from tests.pages import paragraph
+
+
+def test_the_best_score_counts_when_a_second_member_overlaps_the_page() -> None:
+    rng = random.Random(3)
+    story, other = sketch(paragraph(rng, 6)), sketch(paragraph(rng, 6))
+    assert containment(story, other) < CORROBORATE
+    # One member: its score.
+    assert corroborated(story, [story], [0.9]) == 0.9
+    # Two members, the other unrelated: the next score, however high the best.
+    assert overlapping(story, [story, other], [0.9, 0.05]) == 1
+    assert corroborated(story, [story, other], [0.9, 0.05]) == 0.05
+    # A second member that overlaps, by its score or by the whole texts: the best.
+    assert corroborated(story, [story, other], [0.9, CORROBORATE]) == 0.9
+    assert corroborated(story, [other, story], [0.05, 0.9]) == 0.05  # the best member need not be the first
+    assert corroborated(story, [other, story, story], [0.05, 0.9, 0.0]) == 0.9  # the third contains the page
+    assert corroborated(story, [], []) == 0.0
+
+
+def _three_sites() -> tuple[str, str, str, str]:
+    """A story; a forum thread quoting it above a second article; a copy of the second; an edited copy of the story."""
+    rng = random.Random(11)
+    story, second = [paragraph(rng, 4) for _ in range(3)], [paragraph(rng, 4) for _ in range(3)]
+
+    def site(name: str) -> tuple[list[str], list[str]]:
+        return [f"{name} | Home | News | About"], [f"Contact {name}", "Back to top"]
+
+    def page(name: str, body: list[str], title: str) -> str:
+        header, footer = site(name)
+        return "\n".join([title, *header, *body, *footer])
+
+    edited = [story[0].replace("a", "e", 3), *story[1:]]
+    return (
+        page("Ours", story, "The story"),
+        page("Forum", [*story, "Replies", *second], "A thread"),
+        page("Theirs", second, "The second article"),
+        page("Elsewhere", edited, "The story, reprinted"),
+    )
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_member_holding_a_second_article_does_not_draw_its_copies(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    story, thread, second, reprint = _three_sites()
+
+    def ids() -> list[int]:
+        nsh = nshash.NSHash()
+        return [nsh.get_similar(text) for text in (story, thread, second, reprint)]
+
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+        monkeypatch.setattr(nshash.decide, "speedups", None)
+    # The thread joins the story (it holds it whole); the second article's copy is in the thread only,
+    # so it stays apart; the story's reprint overlaps both members and joins.
+    first, joined, apart, again = ids()
+    assert joined == first and apart != first and again == first
+    if not native:  # without the check, the copy joins through the thread
+        monkeypatch.setattr(nshash.estimate, "CORROBORATE", 0.0)
+        assert ids()[2] == first
+
+
+def test_explain_decision_says_when_one_member_alone_overlaps_the_page() -> None:
+    story, thread, second, _ = _three_sites()
+    nsh = nshash.NSHash()
+    nsh.get_similar(story)
+    nsh.get_similar(thread)
+    (candidate,) = nsh.explain_decision(second)["candidates"]
+    assert candidate["members"] == 2 and candidate["members_overlapping"] == 1
+    assert not candidate["passed"] and "one member alone" in candidate["rule"]
