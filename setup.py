@@ -23,7 +23,8 @@ PACKAGE = HERE / "nshash"
 CONSTANTS = {"GRAM": "GRAM", "SLOTS": "SLOTS", "_SLOT_SHIFT": "SLOT_SHIFT", "_PRIME": "PRIME"}
 VERIFY = {
     "sketch": (
-        *("_SLOT_BITS", "EDGE_REST", "BLOOM_BITS", "_BLOOM_PROBES", "_PROBE_BITS", "_LIST_LINES", "_LIST_GRAMS"),
+        *("_SLOT_BITS", "EDGE_REST", "EDGE_REST_GRAMS", "BLOOM_BITS", "_BLOOM_PROBES", "_PROBE_BITS"),
+        *("_LIST_LINES", "_LIST_GRAMS"),
         *("_GAP_GRAMS", "_TAG_BITS", "_OWN_LINES"),
         "_FOOT_SHARE",
         "_FOOT_KNOWN",

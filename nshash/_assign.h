@@ -183,7 +183,7 @@ static double members_score(doc_lines *d, const member *these, int count, const 
             Py_ssize_t chrome = 0;
             if (chrome_lines(d, both, 0, nothing, head, foot, &header))
                 for (Py_ssize_t i = 0; i < d->count; i++) chrome += head[i] || foot[i] ? d->grams[i] : 0;
-            double score = trusted_containment(&these[a], &those[b], chrome, 0);
+            double score = trusted_containment(&these[a], &those[b], chrome, 0, 0);
             if (score > best) best = score;
         }
     return best;

@@ -41,21 +41,26 @@ static double containment_error(const member *a, const member *b) {
     return spread * (double)(a->grams + b->grams) / ((double)smaller * pow(1 + jaccard, 2.0));
 }
 
+/* sketch.has_rest: whether what a shared frame leaves of the smaller text is its own (site: pages of one site) */
+static inline int has_rest(Py_ssize_t rest, Py_ssize_t smaller, int site) {
+    return (double)rest >= EDGE_REST * (double)smaller || (site && rest >= EDGE_REST_GRAMS);
+}
+
 /* sketch.body_containment */
-static double body_containment(const member *a, const member *b, Py_ssize_t chrome) {
+static double body_containment(const member *a, const member *b, Py_ssize_t chrome, int site) {
     double both = containment(a, b);
     Py_ssize_t smaller = a->grams < b->grams ? a->grams : b->grams, rest = smaller - chrome;
-    if (chrome <= 0 || (double)rest < EDGE_REST * (double)smaller) return both;
+    if (chrome <= 0 || !has_rest(rest, smaller, site)) return both;
     double body = both * (double)smaller - (double)chrome;
     return (body > 0.0 ? body : 0.0) / (double)rest;
 }
 
 /* estimate.trusted_containment (a: the document, whose lines found the chrome) */
-static double trusted_containment(const member *a, const member *b, Py_ssize_t chrome, int surrounded) {
-    double score = body_containment(a, b, chrome);
+static double trusted_containment(const member *a, const member *b, Py_ssize_t chrome, int surrounded, int site) {
+    double score = body_containment(a, b, chrome, site);
     Py_ssize_t smaller = a->grams < b->grams ? a->grams : b->grams, larger = a->grams < b->grams ? b->grams : a->grams;
     Py_ssize_t rest = smaller - chrome;
-    int framed = chrome > 0 && (double)rest >= EDGE_REST * (double)smaller;
+    int framed = chrome > 0 && has_rest(rest, smaller, site);
     int sized = framed && a->grams >= b->grams; /* the larger text found the frame: sizes without it */
     Py_ssize_t small = sized ? rest : smaller, large = sized ? larger - chrome : larger;
     if (chrome > 0 && !framed && surrounded && a->grams >= b->grams && larger - chrome > chrome) return 0.0;
@@ -82,9 +87,9 @@ static double body_score(const member *body, const member *other) {
 
 /* estimate.frame_free_score; page: the whole document, whole: its trusted_containment. */
 static double frame_free_score(const member *body, const member *page, const member *other, Py_ssize_t chrome,
-                               double whole) {
+                               double whole, int site) {
     Py_ssize_t smaller = page->grams < other->grams ? page->grams : other->grams, rest = smaller - chrome;
-    if (chrome > 0 && (double)rest < EDGE_REST * (double)smaller) return 0.0;
+    if (chrome > 0 && !has_rest(rest, smaller, site)) return 0.0;
     if (chrome <= 0 || body->grams == 0) return whole;
     Py_ssize_t left = other->grams - chrome;
     Py_ssize_t small = body->grams < left ? body->grams : left, large = body->grams < left ? left : body->grams;
@@ -104,13 +109,14 @@ static double frame_free_score(const member *body, const member *page, const mem
 }
 
 /* estimate.unframed_score: known, the grams of the lines other clusters have that the member has too. */
-static double unframed_score(const member *body, const member *page, const member *other, Py_ssize_t known) {
+static double unframed_score(const member *body, const member *page, const member *other, Py_ssize_t known,
+                             int site) {
     Py_ssize_t smaller = page->grams < other->grams ? page->grams : other->grams;
     if (known <= 0 || (double)known < UNFRAMED_KNOWN * (double)smaller) return 1.0;
     if ((double)(page->grams - known) < UNFRAMED_OWN * (double)page->grams ||
         (double)(other->grams - known) < UNFRAMED_OWN * (double)other->grams)
         return 1.0;
-    return frame_free_score(body, page, other, known, trusted_containment(page, other, known, 0));
+    return frame_free_score(body, page, other, known, trusted_containment(page, other, known, 0, site), site);
 }
 
 #endif

@@ -54,14 +54,15 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
                 chrome += d->grams[i];
                 if (t->known[i]) known += d->grams[i];
             }
-        double score = trusted_containment(doc, &members[m], chrome, surrounded);
+        const int site = same_site(d, members[m].lines);
+        double score = trusted_containment(doc, &members[m], chrome, surrounded, site);
         if (body != NULL && (double)known >= KNOWN_FRAME * (double)chrome)
-            score = frame_free_score(body, doc, &members[m], chrome, score);
+            score = frame_free_score(body, doc, &members[m], chrome, score, site);
         if (body != NULL && !framed) { /* no frame found: the lines other clusters have may be one */
             Py_ssize_t shared = 0;
             for (Py_ssize_t i = 0; i < d->count; i++)
                 if (t->known[i] && has_line(members[m].lines, d->keys[i])) shared += d->grams[i];
-            double bound = unframed_score(body, doc, &members[m], shared);
+            double bound = unframed_score(body, doc, &members[m], shared, site);
             if (bound < score) score = bound;
         }
         if (body != NULL) {

@@ -428,13 +428,14 @@ def member_scores(features: Features, members: list[Member], known: Sequence[int
     scores = []
     for member in members:
         chrome = lines_in(keys, grams, frame, member.lines)
-        score = trusted_containment(features.sketch, member.sketch, chrome, around)
+        site = same_site(features.site_keys, member.lines)
+        score = trusted_containment(features.sketch, member.sketch, chrome, around, site)
         if body is not None:
             if lines_in(keys, grams, frame.intersection(known), member.lines) >= KNOWN_FRAME * chrome:
-                score = frame_free_score(body, features.sketch, member.sketch, chrome, score)
+                score = frame_free_score(body, features.sketch, member.sketch, chrome, score, site)
             if not frame:
                 known_grams = lines_in(keys, grams, drop, member.lines)
-                score = min(score, unframed_score(body, features.sketch, member.sketch, known_grams))
+                score = min(score, unframed_score(body, features.sketch, member.sketch, known_grams, site))
             score = max(score, body_score(body, member.sketch))
         if article is not None:
             score = max(score, body_score(article, member.sketch))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from nshash.sketch import EDGE_REST, Sketch, body_containment, containment, containment_error, shared_grams
+from nshash.sketch import Sketch, body_containment, containment, containment_error, has_rest, shared_grams
 
 #: From this ratio of the larger text's grams to the smaller's, a containment
 #: estimate is mostly chance: a small page "is contained" in a page ten times
@@ -51,12 +51,13 @@ BODY_SIZE_RATIO: Final = 3
 BODY_ERRORS: Final = 1.0
 
 
-def trusted_containment(a: Sketch, b: Sketch, chrome: int, surrounded: bool = False) -> float:
+def trusted_containment(a: Sketch, b: Sketch, chrome: int, surrounded: bool = False, site: bool = False) -> float:
     """:func:`~nshash.sketch.body_containment`, discounted where it means little.
 
     ``a`` is the text whose lines found the ``chrome`` grams of shared frame
     (the document being decided); ``surrounded``: its frame lies around lines
-    of its own (see :func:`~nshash.frame.surrounds`).
+    of its own (see :func:`~nshash.frame.surrounds`); ``site``: the two are
+    pages of one site (:func:`~nshash.sketch.has_rest`).
 
     Leaving a shared frame out multiplies the estimate's error by the share of
     the smaller text that is not frame: for a short article in a long frame
@@ -65,10 +66,10 @@ def trusted_containment(a: Sketch, b: Sketch, chrome: int, surrounded: bool = Fa
     containment counts (:data:`SIZE_RATIO`); with a shared frame found from
     the larger text, the sizes of what is left of each.
     """
-    score = body_containment(a, b, chrome)
+    score = body_containment(a, b, chrome, site)
     smaller, larger = sorted((a.grams, b.grams))
     rest = smaller - chrome
-    framed = chrome > 0 and rest >= EDGE_REST * smaller
+    framed = chrome > 0 and has_rest(rest, smaller, site)
     # A page that is little more than its site's frame (a section index, a
     # copy cut down to its frame) is contained in every article page of the
     # site: seen from the larger page, sizes are compared without the shared
@@ -86,7 +87,7 @@ def trusted_containment(a: Sketch, b: Sketch, chrome: int, surrounded: bool = Fa
     return max(0.0, score)
 
 
-def frame_free_score(body: Sketch, page: Sketch, other: Sketch, chrome: int, whole: float) -> float:
+def frame_free_score(body: Sketch, page: Sketch, other: Sketch, chrome: int, whole: float, site: bool = False) -> float:
     """How much of a page's ``body`` a member has without the ``chrome`` grams of frame they share, less one error.
 
     ``page``: the whole page's sketch; ``whole``: what :func:`trusted_containment`
@@ -102,7 +103,7 @@ def frame_free_score(body: Sketch, page: Sketch, other: Sketch, chrome: int, who
     points); real pages unchanged.
 
     When the known frame leaves too little of the smaller text
-    (:data:`~nshash.sketch.EDGE_REST`), that text has nothing of its own to
+    (:func:`~nshash.sketch.has_rest`; ``site``: pages of one site), that text has nothing of its own to
     compare: 0 (a page of a site's notices and a date, its links cleaned
     away, joined an article of the site and chained 5 others).  The
     whole-text estimate counts when the body is empty; where the sizes differ
@@ -122,7 +123,7 @@ def frame_free_score(body: Sketch, page: Sketch, other: Sketch, chrome: int, who
     """
     smaller = min(page.grams, other.grams)
     rest = smaller - chrome
-    if chrome > 0 and rest < EDGE_REST * smaller:
+    if chrome > 0 and not has_rest(rest, smaller, site):
         return 0.0  # the smaller text is its site's frame and nothing of its own: nothing to compare
     if chrome <= 0 or body.grams == 0:
         return whole
@@ -177,16 +178,18 @@ def unframed(page: Sketch, other: Sketch, known: int) -> bool:
     return page.grams - known >= UNFRAMED_OWN * page.grams and other.grams - known >= UNFRAMED_OWN * other.grams
 
 
-def unframed_score(body: Sketch, page: Sketch, other: Sketch, known: int) -> float:
+def unframed_score(body: Sketch, page: Sketch, other: Sketch, known: int, site: bool = False) -> float:
     """The most a page that shares no frame with ``other`` may score: the ``known`` grams as its frame.
 
     ``known``: the grams of the page's lines that other clusters have and
     ``other`` has too; ``body``: the page's sketch without the lines other
-    clusters have.  1.0 (no bound) unless they are a frame (:func:`unframed`).
+    clusters have; ``site``: the two are pages of one site.  1.0 (no bound)
+    unless they are a frame (:func:`unframed`).
     """
     if not unframed(page, other, known):
         return 1.0
-    return frame_free_score(body, page, other, known, trusted_containment(page, other, known))
+    whole = trusted_containment(page, other, known, site=site)
+    return frame_free_score(body, page, other, known, whole, site)
 
 
 def body_score(body: Sketch, other: Sketch) -> float:

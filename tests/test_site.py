@@ -144,6 +144,36 @@ def test_a_copy_on_another_site_that_ends_in_the_article_still_joins_it(
     _assert_rule_decides(original, copy, native, monkeypatch, joined=True)
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_two_short_articles_in_their_sites_long_chrome_are_two_pages(
+    seed: int, native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An aggregator's 12,000 characters of other stories' teasers around a short article: what the shared
+    # frame leaves is under a tenth of each page (sketch.EDGE_REST), yet 300 grams or more of its own.
+    from nshash.sketch import EDGE_REST, EDGE_REST_GRAMS
+    from nshash.stores.memory import HashDBMemory
+
+    rng = random.Random(seed)
+    teasers = [prose(rng, 3) for _ in range(60)]
+    first = site_page(MENU, teasers, LINKS, "First story", [prose(rng, 4), prose(rng, 4)])
+    second = site_page(MENU, teasers, LINKS, "Second story", [prose(rng, 4), prose(rng, 4)])
+    own = len(Fingerprinter(Options()).features(second).whole) - sum(len(normalize_line(t)) for t in teasers)
+    assert EDGE_REST_GRAMS <= own < EDGE_REST * len(second)
+
+    def joins() -> bool:
+        nsh = nshash.NSHash()
+        return nsh.get_similar(first) == nsh.get_similar(second)
+
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+        monkeypatch.setattr(nshash.decide, "speedups", None)
+    assert not joins()
+    if not native:  # pages of two sites that share that much are one page, as before
+        monkeypatch.setattr(nshash.decide, "same_site", lambda *args: False)
+        assert joins()
+
+
 def test_explain_decision_says_the_page_is_of_a_member_s_site() -> None:
     first, second = _one_site_pages(random.Random(5))
     nsh = nshash.NSHash()
