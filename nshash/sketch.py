@@ -168,7 +168,7 @@ EDGE_REST: Final = 0.1
 #: aggregator's lists of other stories, 12,000 characters around 650) is an
 #: article of its own, not the page of another article of the site.  Measured
 #: (2026-12-05): real chrome around real articles P / R / F1 0.969 / 0.878 /
-#: 0.921 -> 0.972 / 0.883 / 0.926 (false pairs within one site 38.7 -> 26.0 a
+#: 0.921 -> 0.972 / 0.883 / 0.925 (false pairs within one site 38.7 -> 26.0 a
 #: seed); the real pages, the 95 synthetic files and the independent corpus
 #: unchanged.  Without the site condition real pages' text forms F1 fell 0.9787
 #: -> 0.9777: an article's annotated text and its extraction, near-identical,
