@@ -45,8 +45,9 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
         body = &t->body;
     }
     const member *article = count > 0 ? own_article(d, t) : NULL;
-    double best = 0.0, next = 0.0; /* estimate.corroborated: the best score counts when two members overlap */
-    int overlapping = 0;
+    /* estimate.corroborated: the best score stands when it is the first member's or two members overlap */
+    double best = 0.0, next = 0.0;
+    int overlapping = 0, best_at = 0;
     for (int m = 0; m < count; m++) {
         Py_ssize_t chrome = 0, known = 0;
         for (Py_ssize_t i = 0; i < d->count; i++)
@@ -77,11 +78,12 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
         if (score > best) {
             next = best;
             best = score;
+            best_at = m;
         } else if (score > next) {
             next = score;
         }
     }
-    return count < 2 || overlapping >= 2 ? best : next;
+    return best_at == 0 || overlapping >= 2 ? best : next;
 }
 
 /* members.from_entries: 1 and *out filled, 0 when the member is not stored (an entry is None), -1 on error. */

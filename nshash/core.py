@@ -272,8 +272,8 @@ class NSHash(Compat07, Index):
         score as a frame, :func:`~nshash.estimate.unframed_score`), ``same_site``
         (whether the page is of a member's site: the menus both dropped are one,
         :func:`~nshash.site.same_site`), ``members_overlapping`` (how many of its
-        ``members`` overlap the page: with two or more members, the closest one's
-        score counts only when another overlaps too, :func:`~nshash.estimate.corroborated`),
+        ``members`` overlap the page: a later member's score counts only when
+        another overlaps too, :func:`~nshash.estimate.corroborated`),
         ``needs`` (the containment it needed), ``passed`` and the ``rule`` that decided.
 
         >>> import nshash
@@ -363,7 +363,7 @@ def _with_rule(candidate: dict[str, Any], features: Features, options: Options) 
         need = eased_need(share, options, cjk) if share >= VOTED_SHARE else whole_text_need(options, frameless, cjk)
         rule = "containment below what it needs"
     if not passed and candidate["members"] >= 2 and candidate["members_overlapping"] < 2:
-        rule += ", and one member alone overlaps it (one that holds another article too?)"
+        rule += ", and one member alone overlaps it (a later one that holds another article too?)"
     if seen_elsewhere:
         rule += ", its lines other clusters have left out as a frame"
     frame = [_line(features, index) for index in lines]

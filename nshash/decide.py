@@ -403,7 +403,7 @@ def cjk_page(features: Features) -> bool:
 def verify_score(features: Features, members: list[Member], known: Sequence[int] = ()) -> float:
     """How much the document and the closest of a cluster's members agree (:func:`member_scores`).
 
-    The best member's score counts only if another overlaps the page too (:func:`~nshash.estimate.corroborated`).
+    A later member's score counts only if another overlaps the page too (:func:`~nshash.estimate.corroborated`).
     """
     return corroborated(features.sketch, [member.sketch for member in members], member_scores(features, members, known))
 

@@ -15,18 +15,19 @@ from nshash.stores.memory import HashDBMemory
 from tests.pages import paragraph
 
 
-def test_the_best_score_counts_when_a_second_member_overlaps_the_page() -> None:
+def test_a_later_members_score_counts_when_a_second_member_overlaps_the_page() -> None:
     rng = random.Random(3)
     story, other = sketch(paragraph(rng, 6)), sketch(paragraph(rng, 6))
     assert containment(story, other) < CORROBORATE
-    # One member: its score.
+    # One member, or the first member closest: its score.
     assert corroborated(story, [story], [0.9]) == 0.9
-    # Two members, the other unrelated: the next score, however high the best.
-    assert overlapping(story, [story, other], [0.9, 0.05]) == 1
-    assert corroborated(story, [story, other], [0.9, 0.05]) == 0.05
+    assert corroborated(story, [story, other], [0.9, 0.05]) == 0.9
+    # A later member closest, and no other overlapping the page: the next score, however high the best.
+    assert overlapping(story, [other, story], [0.05, 0.9]) == 1
+    assert corroborated(story, [other, story], [0.05, 0.9]) == 0.05
+    assert corroborated(story, [other, story, other], [0.0, 0.9, 0.05]) == 0.05
     # A second member that overlaps, by its score or by the whole texts: the best.
-    assert corroborated(story, [story, other], [0.9, CORROBORATE]) == 0.9
-    assert corroborated(story, [other, story], [0.05, 0.9]) == 0.05  # the best member need not be the first
+    assert corroborated(story, [other, story], [CORROBORATE, 0.9]) == 0.9
     assert corroborated(story, [other, story, story], [0.05, 0.9, 0.0]) == 0.9  # the third contains the page
     assert corroborated(story, [], []) == 0.0
 
@@ -72,6 +73,26 @@ def test_a_member_holding_a_second_article_does_not_draw_its_copies(
     if not native:  # without the check, the copy joins through the thread
         monkeypatch.setattr(nshash.estimate, "CORROBORATE", 0.0)
         assert ids()[2] == first
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_the_second_half_of_a_story_joins_its_full_text_after_a_copy_of_its_first_half(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The full text came first: a page closest to the cluster's first member needs no second one.
+    rng = random.Random(12)
+    paragraphs = [paragraph(rng, 4) for _ in range(8)]
+
+    def page(name: str, body: list[str], title: str) -> str:
+        return "\n".join([title, f"{name} | Home | News", *body, f"Contact {name}"])
+
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+        monkeypatch.setattr(nshash.decide, "speedups", None)
+    nsh = nshash.NSHash()
+    full = nsh.get_similar(page("Ours", paragraphs, "The story"))
+    assert nsh.get_similar(page("Theirs", paragraphs[:4], "The story, part one")) == full
+    assert nsh.get_similar(page("Elsewhere", paragraphs[4:], "The story, part two")) == full
 
 
 def test_explain_decision_says_when_one_member_alone_overlaps_the_page() -> None:
