@@ -234,8 +234,8 @@ def body_score(body: Sketch, other: Sketch) -> float:
 #: (asked of every page, the first too: 0.969 / 0.878 / 0.921, but every copy
 #: of a story's second half after a copy of its first half was split off); the
 #: 95 synthetic files of nineteen seeds F1 up on 56, down on 2 (-0.00002 at
-#: most; precision +0.0014 in the mean); the independent corpus F1 unchanged
-#: but for one en file (+0.0003); the real pages all forms F1 0.9798 -> 0.9788
+#: most; precision +0.0014 in the mean); the independent corpus F1 -0.0009 to
+#: +0.0003 on 3 of its 8 files; the real pages all forms F1 0.9798 -> 0.9788
 #: (a page's forms whose two members hardly overlap: an annotated text and a
 #: raw HTML shell).  At 0.3 (asked of every page) the independent zh recall fell
 #: 0.6 to 1.4 points: copies inside heavy chrome overlap little as whole texts.

@@ -167,8 +167,8 @@ EDGE_REST: Final = 0.1
 #: leave this many grams or more: a short article in a site's long chrome (an
 #: aggregator's lists of other stories, 12,000 characters around 650) is an
 #: article of its own, not the page of another article of the site.  Measured
-#: (2026-12-05): real chrome around real articles P / R / F1 0.969 / 0.878 /
-#: 0.921 -> 0.972 / 0.883 / 0.925 (false pairs within one site 38.7 -> 26.0 a
+#: (2026-12-05): real chrome around real articles P / R / F1 0.946 / 0.885 /
+#: 0.914 -> 0.952 / 0.890 / 0.920 (false pairs within one site 44.0 -> 31.0 a
 #: seed); the real pages, the 95 synthetic files and the independent corpus
 #: unchanged.  Without the site condition real pages' text forms F1 fell 0.9787
 #: -> 0.9777: an article's annotated text and its extraction, near-identical,
