@@ -32,24 +32,27 @@ def test_a_later_members_score_counts_when_a_second_member_overlaps_the_page() -
     assert corroborated(story, [], []) == 0.0
 
 
+def _page(site: str, body: list[str], title: str) -> str:
+    """A page of a site with a light frame (a menu line, two footer lines) around ``body``."""
+    return "\n".join([title, f"{site} | Home | News | About", *body, f"Contact {site}", "Back to top"])
+
+
+def _python_decision(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+        monkeypatch.setattr(nshash.decide, "speedups", None)
+
+
 def _three_sites() -> tuple[str, str, str, str]:
     """A story; a forum thread quoting it above a second article; a copy of the second; an edited copy of the story."""
     rng = random.Random(11)
     story, second = [paragraph(rng, 4) for _ in range(3)], [paragraph(rng, 4) for _ in range(3)]
-
-    def site(name: str) -> tuple[list[str], list[str]]:
-        return [f"{name} | Home | News | About"], [f"Contact {name}", "Back to top"]
-
-    def page(name: str, body: list[str], title: str) -> str:
-        header, footer = site(name)
-        return "\n".join([title, *header, *body, *footer])
-
     edited = [story[0].replace("a", "e", 3), *story[1:]]
     return (
-        page("Ours", story, "The story"),
-        page("Forum", [*story, "Replies", *second], "A thread"),
-        page("Theirs", second, "The second article"),
-        page("Elsewhere", edited, "The story, reprinted"),
+        _page("Ours", story, "The story"),
+        _page("Forum", [*story, "Replies", *second], "A thread"),
+        _page("Theirs", second, "The second article"),
+        _page("Elsewhere", edited, "The story, reprinted"),
     )
 
 
@@ -63,9 +66,7 @@ def test_a_member_holding_a_second_article_does_not_draw_its_copies(
         nsh = nshash.NSHash()
         return [nsh.get_similar(text) for text in (story, thread, second, reprint)]
 
-    if not native:
-        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
-        monkeypatch.setattr(nshash.decide, "speedups", None)
+    _python_decision(native, monkeypatch)
     # The thread joins the story (it holds it whole); the second article's copy is in the thread only,
     # so it stays apart; the story's reprint overlaps both members and joins.
     first, joined, apart, again = ids()
@@ -82,17 +83,11 @@ def test_the_second_half_of_a_story_joins_its_full_text_after_a_copy_of_its_firs
     # The full text came first: a page closest to the cluster's first member needs no second one.
     rng = random.Random(12)
     paragraphs = [paragraph(rng, 4) for _ in range(8)]
-
-    def page(name: str, body: list[str], title: str) -> str:
-        return "\n".join([title, f"{name} | Home | News", *body, f"Contact {name}"])
-
-    if not native:
-        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
-        monkeypatch.setattr(nshash.decide, "speedups", None)
+    _python_decision(native, monkeypatch)
     nsh = nshash.NSHash()
-    full = nsh.get_similar(page("Ours", paragraphs, "The story"))
-    assert nsh.get_similar(page("Theirs", paragraphs[:4], "The story, part one")) == full
-    assert nsh.get_similar(page("Elsewhere", paragraphs[4:], "The story, part two")) == full
+    full = nsh.get_similar(_page("Ours", paragraphs, "The story"))
+    assert nsh.get_similar(_page("Theirs", paragraphs[:4], "The story, part one")) == full
+    assert nsh.get_similar(_page("Elsewhere", paragraphs[4:], "The story, part two")) == full
 
 
 def test_explain_decision_says_when_one_member_alone_overlaps_the_page() -> None:
