@@ -236,8 +236,7 @@ def assign_python(
             frame = sorted(shared_frame(features, kept, known))
             trace.append({"cluster": roots[c], "sentences": votes[c], "share": share[c], "members": verified[c][1]})
             trace[-1] |= {"frame_lines": frame, "containment": verified[c][0], "passed": c in passed}
-            scores = member_scores(features, kept, known)
-            trace[-1]["members_overlapping"] = overlapping(features.sketch, [m.sketch for m in kept], scores)
+            trace[-1]["members_overlapping"] = members_overlapping(features, kept, known)
             trace[-1] |= {"unframed_lines": [] if frame else unframed_lines(features, kept, known)}
             trace[-1] |= {
                 "edited_copy": c in edited,
@@ -322,8 +321,7 @@ def join_by_lines(
         trace.append({"cluster": cluster, "sentences": 0, "share": 0.0, "members": found, "frame_lines": frame})
         trace[-1] |= {"containment": score, "passed": passed, "unframed_lines": [], "edited_copy": False}
         trace[-1] |= {"same_site": any(same_site(features.site_keys, m.lines) for m in members), "by_lines": True}
-        scores = member_scores(features, members, known)
-        trace[-1]["members_overlapping"] = overlapping(features.sketch, [m.sketch for m in members], scores)
+        trace[-1]["members_overlapping"] = members_overlapping(features, members, known)
     return (cluster, score, found) if passed else None
 
 
@@ -406,6 +404,11 @@ def verify_score(features: Features, members: list[Member], known: Sequence[int]
     A later member's score counts only if another overlaps the page too (:func:`~nshash.estimate.corroborated`).
     """
     return corroborated(features.sketch, [member.sketch for member in members], member_scores(features, members, known))
+
+
+def members_overlapping(features: Features, members: list[Member], known: Sequence[int] = ()) -> int:
+    """How many of a cluster's members overlap the document (:func:`~nshash.estimate.overlapping`; for the trace)."""
+    return overlapping(features.sketch, [member.sketch for member in members], member_scores(features, members, known))
 
 
 def member_scores(features: Features, members: list[Member], known: Sequence[int] = ()) -> list[float]:
