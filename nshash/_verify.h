@@ -45,9 +45,8 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
         body = &t->body;
     }
     const member *article = count > 0 ? own_article(d, t) : NULL;
-    /* estimate.corroborated: the best score stands when it is the first member's or two members overlap */
-    double best = 0.0, next = 0.0;
-    int overlapping = 0, best_at = 0;
+    double scores[MAX_MEMBERS], best = 0.0, next = 0.0;
+    int best_at = 0;
     for (int m = 0; m < count; m++) {
         Py_ssize_t chrome = 0, known = 0;
         for (Py_ssize_t i = 0; i < d->count; i++)
@@ -74,7 +73,7 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
             double own = body_score(article, &members[m]);
             if (own > score) score = own;
         }
-        overlapping += score >= CORROBORATE || containment(doc, &members[m]) >= CORROBORATE;
+        scores[m] = score;
         if (score > best) {
             next = best;
             best = score;
@@ -83,7 +82,13 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
             next = score;
         }
     }
-    return best_at == 0 || overlapping >= 2 ? best : next;
+    /* estimate.corroborated: the best score stands when it is the first member's or two members overlap
+     * (asked only then, as the Python does: most pages are closest to a cluster's first member) */
+    if (best_at == 0) return best;
+    int overlapping = 0;
+    for (int m = 0; m < count; m++)
+        overlapping += scores[m] >= CORROBORATE || containment(doc, &members[m]) >= CORROBORATE;
+    return overlapping >= 2 ? best : next;
 }
 
 /* members.from_entries: 1 and *out filled, 0 when the member is not stored (an entry is None), -1 on error. */
