@@ -89,6 +89,15 @@ def assert_rule_joins(
         assert not copy_joins()
 
 
+def python_decision(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unless ``native``, decide in Python: no C tables for the memory store, no C verification."""
+    from nshash.stores.memory import HashDBMemory
+
+    if not native:
+        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+        monkeypatch.setattr(nshash.decide, "speedups", None)
+
+
 def page_features(text: str) -> nshash.fingerprint.Features:
     return nshash.NSHash().fingerprinter.features(text)
 

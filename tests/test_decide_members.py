@@ -11,8 +11,7 @@ import nshash.decide
 import nshash.estimate
 from nshash.estimate import CORROBORATE, corroborated, overlapping
 from nshash.sketch import containment, sketch
-from nshash.stores.memory import HashDBMemory
-from tests.pages import paragraph
+from tests.pages import paragraph, python_decision
 
 
 def test_a_later_members_score_counts_when_a_second_member_overlaps_the_page() -> None:
@@ -35,12 +34,6 @@ def test_a_later_members_score_counts_when_a_second_member_overlaps_the_page() -
 def _page(site: str, body: list[str], title: str) -> str:
     """A page of a site with a light frame (a menu line, two footer lines) around ``body``."""
     return "\n".join([title, f"{site} | Home | News | About", *body, f"Contact {site}", "Back to top"])
-
-
-def _python_decision(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    if not native:
-        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
-        monkeypatch.setattr(nshash.decide, "speedups", None)
 
 
 def _three_sites() -> tuple[str, str, str, str]:
@@ -66,7 +59,7 @@ def test_a_member_holding_a_second_article_does_not_draw_its_copies(
         nsh = nshash.NSHash()
         return [nsh.get_similar(text) for text in (story, thread, second, reprint)]
 
-    _python_decision(native, monkeypatch)
+    python_decision(native, monkeypatch)
     # The thread joins the story (it holds it whole); the second article's copy is in the thread only,
     # so it stays apart; the story's reprint overlaps both members and joins.
     first, joined, apart, again = ids()
@@ -83,7 +76,7 @@ def test_the_second_half_of_a_story_joins_its_full_text_after_a_copy_of_its_firs
     # The full text came first: a page closest to the cluster's first member needs no second one.
     rng = random.Random(12)
     paragraphs = [paragraph(rng, 4) for _ in range(8)]
-    _python_decision(native, monkeypatch)
+    python_decision(native, monkeypatch)
     nsh = nshash.NSHash()
     full = nsh.get_similar(_page("Ours", paragraphs, "The story"))
     assert nsh.get_similar(_page("Theirs", paragraphs[:4], "The story, part one")) == full

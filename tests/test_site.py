@@ -15,6 +15,7 @@ from nshash.options import Options
 from nshash.site import SITE_KEYS, SITE_MIN_MATCHES, same_site, site_key
 from nshash.sketch import has_line, line_filter
 from nshash.text import SITE_EDGE_LINES, drop_chrome, normalize_line
+from tests.pages import python_decision
 
 MENU = ["Home", "World news", "Business", "Technology", "Science", "Culture", "Opinion", "Sign in", "Subscribe"]
 LINKS = [f"Related story number {i}" for i in range(12)] + ["About us", "Contact", "Careers", "Privacy"]
@@ -152,7 +153,6 @@ def test_two_short_articles_in_their_sites_long_chrome_are_two_pages(
     # An aggregator's 12,000 characters of other stories' teasers around a short article: what the shared
     # frame leaves is under a tenth of each page (sketch.EDGE_REST), yet 300 grams or more of its own.
     from nshash.sketch import EDGE_REST, EDGE_REST_GRAMS
-    from nshash.stores.memory import HashDBMemory
 
     rng = random.Random(seed)
     teasers = [prose(rng, 3) for _ in range(60)]
@@ -165,9 +165,7 @@ def test_two_short_articles_in_their_sites_long_chrome_are_two_pages(
         nsh = nshash.NSHash()
         return nsh.get_similar(first) == nsh.get_similar(second)
 
-    if not native:
-        monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
-        monkeypatch.setattr(nshash.decide, "speedups", None)
+    python_decision(native, monkeypatch)
     assert not joins()
     if not native:  # pages of two sites that share that much are one page, as before
         monkeypatch.setattr(nshash.decide, "same_site", lambda *args: False)
