@@ -113,14 +113,6 @@ static int record_evidence(assign_stores *s, const uint64_t *keys, const int64_t
     return 0;
 }
 
-/* decide.cjk_page: whether at least CJK_PAGE of the whole normalised text is CJK characters. */
-static int cjk_page(const doc_text *t) {
-    if (t->length == 0 || t->kind == PyUnicode_1BYTE_KIND) return 0; /* nothing CJK below U+0100 */
-    Py_ssize_t cjk = 0;
-    for (Py_ssize_t i = 0; i < t->length; i++) cjk += is_cjk(PyUnicode_READ(t->kind, t->data, i));
-    return (double)cjk / (double)t->length >= CJK_PAGE;
-}
-
 typedef struct {
     int64_t id;
     Py_ssize_t grams;
@@ -321,7 +313,6 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     double scores[MAX_CANDIDATES];
     int stored[MAX_CANDIDATES], passed[MAX_SENTENCES] = {0}, any = 0, best = -1;
     unsigned char *head = d.frame + room, *foot = head + room;
-    int cjk = -1; /* decide.cjk_page, read only when a need it eases decides */
     for (int c = 0; c < candidates; c++) {
         int count = load_members(&s, votes[c].id, (int)o.members, found);
         if (count < 0) goto done;
@@ -332,16 +323,12 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         int framed = 0; /* verify_score left the frame shared with these members in d.frame */
         for (Py_ssize_t i = 0; i < d.count && !framed; i++) framed = d.frame[i];
         double need = framed ? o.verify : o.verify - FRAMELESS_EASING;
-        if (!framed && scores[c] < need && scores[c] >= need - CJK_EASING) { /* decide.whole_text_need */
-            if (cjk < 0) cjk = cjk_page(&t);
-            if (cjk) need -= CJK_EASING;
-        }
+        if (!framed && scores[c] < need && scores[c] >= need - CJK_EASING && doc_cjk(&t))
+            need -= CJK_EASING; /* decide.whole_text_need */
         /* decide.eased_need: less on a page that is mostly CJK, but not for the body check */
         double body_need = o.verify_voted - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0), eased = body_need;
-        if (share >= VOTED_SHARE && scores[c] < need) {
-            if (cjk < 0) cjk = cjk_page(&t);
-            if (cjk) eased = (o.verify_voted - CJK_EASING) - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0);
-        }
+        if (share >= VOTED_SHARE && scores[c] < need && doc_cjk(&t))
+            eased = (o.verify_voted - CJK_EASING) - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0);
         passed[c] = scores[c] >= need || (share >= VOTED_SHARE && scores[c] >= eased);
         /* Passed on votes alone (not on the frameless easing): the body must agree, see body_agrees. */
         if (passed[c] && scores[c] < need && !body_agrees(&d, &t, found, count, body_need, framed, known_any, head))

@@ -10,6 +10,16 @@
 #ifndef NSHASH_VERIFY_H
 #define NSHASH_VERIFY_H
 
+/* decide.cjk_page: whether at least CJK_PAGE of the whole normalised text is CJK characters (asked once). */
+static int doc_cjk(doc_text *t) {
+    if (t->cjk >= 0) return t->cjk;
+    Py_ssize_t cjk = 0;
+    if (t->kind != PyUnicode_1BYTE_KIND) /* nothing CJK below U+0100 */
+        for (Py_ssize_t i = 0; i < t->length; i++) cjk += is_cjk(PyUnicode_READ(t->kind, t->data, i));
+    t->cjk = t->length > 0 && (double)cjk / (double)t->length >= CJK_PAGE;
+    return t->cjk;
+}
+
 /* decide.verify_score: the document (its sketch in *doc) against count members; t->known: frame.known_lines. */
 static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
                            unsigned char *foot, doc_text *t) {
@@ -66,11 +76,11 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
             if (bound < score) score = bound;
         }
         if (body != NULL) {
-            double rest = body_score(body, &members[m]);
+            double rest = body_score(body, &members[m], doc_cjk(t));
             if (rest > score) score = rest;
         }
         if (article != NULL) {
-            double own = body_score(article, &members[m]);
+            double own = body_score(article, &members[m], doc_cjk(t));
             if (own > score) score = own;
         }
         scores[m] = score;
@@ -210,6 +220,7 @@ static int read_text(PyObject *whole, PyObject *ends, PyObject *known, const doc
     t->drop_sketched = t->drop + n;
     t->sketched = 0;
     t->article_sketched = 0;
+    t->cjk = -1;
     Py_ssize_t previous = 0;
     for (Py_ssize_t i = 0; i < d->count; i++) {
         Py_ssize_t end;

@@ -428,6 +428,7 @@ def member_scores(features: Features, members: list[Member], known: Sequence[int
     drop = frame.union(known)
     body = body_sketch(features, drop) if drop and members else None
     article = own_article(features, frame, known) if members else None
+    cjk = (body is not None or article is not None) and cjk_page(features)
     scores = []
     for member in members:
         chrome = lines_in(keys, grams, frame, member.lines)
@@ -439,9 +440,9 @@ def member_scores(features: Features, members: list[Member], known: Sequence[int
             if not frame:
                 known_grams = lines_in(keys, grams, drop, member.lines)
                 score = min(score, unframed_score(body, features.sketch, member.sketch, known_grams, site))
-            score = max(score, body_score(body, member.sketch))
+            score = max(score, body_score(body, member.sketch, cjk))
         if article is not None:
-            score = max(score, body_score(article, member.sketch))
+            score = max(score, body_score(article, member.sketch, cjk))
         scores.append(score)
     return scores
 

@@ -7,7 +7,7 @@ import random
 import pytest
 
 import nshash.decide
-from nshash.estimate import BODY_SIZE_RATIO, SIZE_RATIO_CONTAINMENT, SIZE_RATIO_GRAMS, body_score
+from nshash.estimate import BODY_SIZE_RATIO, SIZE_RATIO, SIZE_RATIO_CONTAINMENT, SIZE_RATIO_GRAMS, body_score
 from nshash.sketch import Sketch, sketch
 from tests.pages import assert_rule_joins, heavy_site, page, paragraph
 
@@ -27,10 +27,10 @@ def test_a_body_far_smaller_than_the_member_counts_only_when_almost_wholly_in_it
     assert body_score(member, body) == 0.0
 
 
-def _before(body: Sketch, other: Sketch) -> float:
+def _before(body: Sketch, other: Sketch, cjk: bool = False) -> float:
     """``body_score`` as it was: nothing at all once the sizes are ``BODY_SIZE_RATIO`` apart."""
     small, large = sorted((body.grams, other.grams))
-    return 0.0 if large >= BODY_SIZE_RATIO * small else body_score(body, other)
+    return 0.0 if large >= BODY_SIZE_RATIO * small else body_score(body, other, cjk)
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
@@ -48,3 +48,40 @@ def test_a_verbatim_copy_joins_an_original_inside_a_far_longer_page(
     assert len(original) >= BODY_SIZE_RATIO * len("\n".join(article))
     copy = page(there, article, "The story")
     assert_rule_joins(original, others, copy, native, monkeypatch, "body_score", _before, module=nshash.decide)
+
+
+def _han(rng: random.Random, size: int) -> str:
+    return "".join(chr(0x4E00 + 7 * rng.randrange(600)) for _ in range(size))
+
+
+def _without_cjk(body: Sketch, other: Sketch, cjk: bool = False) -> float:
+    """``body_score`` as it was before CJK bodies counted at their estimate."""
+    return body_score(body, other)
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_an_edited_copy_of_a_short_chinese_article_joins_on_its_body(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A short Chinese article in a frame three to six times its size, copied to a site whose frame is
+    # known (two of its pages came first), a character edited in every sentence: the copy's body is
+    # the article alone, and counts at its estimate (CJK_BODY_GRAMS); as for a Latin page, one error
+    # below it and nothing at all three times smaller than the original, it stayed apart.
+    rng = random.Random(3)
+
+    def lines(count: int, size: int) -> list[str]:
+        return [_han(rng, size) + "\u3002" for _ in range(count)]
+
+    def edited(line: str) -> str:
+        at = rng.randrange(len(line) - 1)
+        return line[:at] + _han(rng, 1) + line[at + 1 :]
+
+    here = (lines(4, 18), lines(20, 20))
+    there = (lines(4, 45), lines(6, 18))
+    article = lines(6, 32)
+    original = page(here, article, "\u6807\u9898")
+    copy = page(there, [edited(line) for line in article], "\u6807\u9898")
+    others = [page(there, lines(6, 32), f"\u5176\u4ed6{n}") for n in range(2)]
+    body = sketch("\n".join(article))
+    assert BODY_SIZE_RATIO * body.grams <= sketch(original).grams < SIZE_RATIO * body.grams
+    assert_rule_joins(original, others, copy, native, monkeypatch, "body_score", _without_cjk, module=nshash.decide)
