@@ -42,10 +42,10 @@ static int count_votes(const int64_t *values, int looked, int top, tally *out) {
     return found;
 }
 
-static int tally_order(const void *a, const void *b) { /* (-votes, id) */
+static int tally_order(const void *a, const void *b) { /* (-votes, -id): decide.MAX_CANDIDATES */
     const tally *x = a, *y = b;
     if (x->votes != y->votes) return y->votes - x->votes;
-    return x->id < y->id ? -1 : x->id > y->id;
+    return x->id > y->id ? -1 : x->id < y->id;
 }
 
 /* boilerplate.considered_lines: the lines with grams, at most LINE_LIMIT / 2 from each end. */

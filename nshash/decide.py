@@ -81,7 +81,9 @@ from nshash.sketch import (
 from nshash.stores.view import StoreView
 from nshash.text import cjk_share
 
-#: Candidate clusters verified per document: the ones most sentences point to.
+#: Candidate clusters verified per document: the ones most sentences point to, a tie to the newest (copies
+#: arrive near their original; an old cluster that ties is more often one whose sentences a page family shares).
+#: Newest against oldest: the 95 synthetic files F1 up on 29, down on 1 (-0.0006); independent zh up on 4 of 4.
 MAX_CANDIDATES: Final = 4
 #: The share of a document's keyed sentences that must point to a candidate for ``verify_voted`` to apply.
 VOTED_SHARE: Final = 0.4
@@ -197,7 +199,7 @@ def assign_python(
     votes = _count([head or tail for head, tail in zip(looked_up[0::2], looked_up[1::2])])
     top_votes = _count(matches)
     need = min(options.min_match, len(matches))
-    candidates = sorted((c for c in votes if votes[c] >= need), key=lambda c: (-votes[c], c))[:MAX_CANDIDATES]
+    candidates = sorted((c for c in votes if votes[c] >= need), key=lambda c: (-votes[c], -c))[:MAX_CANDIDATES]
     lines, roots = line_roots(view, features.line_keys, features.line_grams, candidates)
     entries = load_entries(view, candidates, options.members)
     known = known_lines(lines, [roots[c] for c in candidates])

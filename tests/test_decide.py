@@ -18,7 +18,16 @@ import nshash.members
 from nshash.boilerplate import BOILERPLATE, CONTENT
 from nshash.options import OPTIONS_VERSION, Options
 from nshash.sketch import containment, sketch
-from tests.pages import SAMPLE, WORDS, heavy_site, make_site, page, pair_precision_recall, paragraph
+from tests.pages import (
+    SAMPLE,
+    WORDS,
+    heavy_site,
+    make_site,
+    page,
+    pair_precision_recall,
+    paragraph,
+    python_decision,
+)
 
 
 def test_two_pages_of_one_site_with_a_heavy_footer_stay_apart() -> None:
@@ -260,3 +269,31 @@ def test_sentence_votes_ask_less_of_a_mostly_cjk_page() -> None:
     assert cjk_page(features("第一句话足够长，可以作为指纹。第二句也一样长。Some English words."))
     assert not cjk_page(features("An English page with a few 中文 words in it, and more English."))
     assert not cjk_page(features(""))
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_tie_of_sentence_votes_goes_to_the_newest_cluster(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A copy quotes four sentences of four older pages and keeps one sentence of its article whole (the
+    # others reworded at both ends): five clusters at one vote each, for four candidate places.  The
+    # newest is the article's; oldest first, it was never verified and the copy started a cluster.
+    python_decision(native, monkeypatch)
+    rng = random.Random(1)
+
+    def sentence(words: int) -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(words)).capitalize() + "."
+
+    def reworded(line: str) -> str:
+        words = line[:-1].split(" ")
+        words[:2] = [rng.choice(WORDS).capitalize(), rng.choice(WORDS)]
+        words[-2:] = [rng.choice(WORDS), rng.choice(WORDS)]
+        return " ".join(words) + "."
+
+    quotes = [sentence(16) for _ in range(4)]
+    article = [sentence(22) for _ in range(5)]
+    copy = "\n".join([*quotes, article[0], *(reworded(line) for line in article[1:])])
+    nsh = nshash.NSHash()
+    older = [nsh.get_similar("\n".join([paragraph(rng, 3), quote, paragraph(rng, 3)])) for quote in quotes]
+    original = nsh.get_similar("\n".join(article))
+    assert len({*older, original}) == 5 and original > max(older)
+    assert nshash.decide.MAX_CANDIDATES == 4
+    assert nsh.get_similar(copy) == original
