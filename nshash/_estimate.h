@@ -75,8 +75,11 @@ static double trusted_containment(const member *a, const member *b, Py_ssize_t c
 static double body_score(const member *body, const member *other, int cjk) {
     Py_ssize_t small = body->grams < other->grams ? body->grams : other->grams;
     Py_ssize_t large = body->grams < other->grams ? other->grams : body->grams;
-    if (cjk && (double)large < SIZE_RATIO * (double)small)
-        return body->grams >= CJK_BODY_GRAMS ? containment(body, other) : 0.0;
+    if (cjk && (double)large < SIZE_RATIO * (double)small) {
+        if (body->grams < CJK_BODY_GRAMS) return 0.0;
+        double estimate = containment(body, other) - CJK_BODY_ERRORS * containment_error(body, other);
+        return estimate > 0.0 ? estimate : 0.0;
+    }
     if (body->grams < BODY_MIN_GRAMS) return 0.0;
     if ((double)large >= BODY_SIZE_RATIO * (double)small) { /* as whole texts too far apart in size */
         if (body->grams > other->grams || body->grams < SIZE_RATIO_GRAMS) return 0.0;
