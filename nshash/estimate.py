@@ -218,7 +218,8 @@ def unframed_score(body: Sketch, page: Sketch, other: Sketch, known: int, site: 
 def body_score(body: Sketch, other: Sketch, cjk: bool = False) -> float:
     """The containment of a page's body and a member, one error below the estimate; 0 when it means little.
 
-    ``cjk``: the page is mostly CJK (:data:`CJK_BODY_GRAMS`).
+    ``cjk``: the page is mostly CJK; within :data:`SIZE_RATIO` of the member's size its body then
+    counts half an error below the estimate (:data:`CJK_BODY_GRAMS`).
 
     See :data:`BODY_MIN_GRAMS`.  A body :data:`BODY_SIZE_RATIO` times smaller
     than the member or more counts as whole texts of sizes too far apart do
