@@ -52,8 +52,19 @@ def pair_precision_recall(truth: list[str], predicted: list[int]) -> tuple[float
     return both / max(same_pred, 1), both / max(same_true, 1)
 
 
-def sentence(rng: random.Random) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 14))).capitalize() + "."
+def sentence(rng: random.Random, words: int | None = None) -> str:
+    """A made-up sentence of ``words`` words (8 to 14 when not given)."""
+    count = rng.randint(8, 14) if words is None else words
+    return " ".join(rng.choice(WORDS) for _ in range(count)).capitalize() + "."
+
+
+#: The ideographs random Chinese test pages are made of.
+HAN = "".join(chr(0x4E00 + 7 * i) for i in range(600))
+
+
+def ideographs(rng: random.Random, size: int) -> str:
+    """``size`` random ideographs of :data:`HAN`."""
+    return "".join(rng.choice(HAN) for _ in range(size))
 
 
 def assert_rule_joins(

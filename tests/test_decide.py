@@ -27,6 +27,7 @@ from tests.pages import (
     pair_precision_recall,
     paragraph,
     python_decision,
+    sentence,
 )
 
 
@@ -279,17 +280,14 @@ def test_a_tie_of_sentence_votes_goes_to_the_newest_cluster(native: bool, monkey
     python_decision(native, monkeypatch)
     rng = random.Random(1)
 
-    def sentence(words: int) -> str:
-        return " ".join(rng.choice(WORDS) for _ in range(words)).capitalize() + "."
-
     def reworded(line: str) -> str:
         words = line[:-1].split(" ")
         words[:2] = [rng.choice(WORDS).capitalize(), rng.choice(WORDS)]
         words[-2:] = [rng.choice(WORDS), rng.choice(WORDS)]
         return " ".join(words) + "."
 
-    quotes = [sentence(16) for _ in range(4)]
-    article = [sentence(22) for _ in range(5)]
+    quotes = [sentence(rng, 16) for _ in range(4)]
+    article = [sentence(rng, 22) for _ in range(5)]
     copy = "\n".join([*quotes, article[0], *(reworded(line) for line in article[1:])])
     nsh = nshash.NSHash()
     older = [nsh.get_similar("\n".join([paragraph(rng, 3), quote, paragraph(rng, 3)])) for quote in quotes]

@@ -12,7 +12,7 @@ import nshash.decide
 import nshash.fingerprint
 import nshash.frame
 import nshash.members
-from tests.pages import assert_rule_joins, paragraph
+from tests.pages import assert_rule_joins, ideographs, paragraph
 
 
 def _edited_story(rng: random.Random) -> tuple[str, str, str, list[str]]:
@@ -84,20 +84,12 @@ def test_a_footer_shared_around_an_edited_notice_is_not_an_edited_copy(
         assert joins()
 
 
-#: The ideographs random Chinese test pages are made of.
-_HAN = "".join(chr(0x4E00 + 7 * i) for i in range(600))
-
-
-def _ideographs(rng: random.Random, size: int) -> str:
-    return "".join(rng.choice(_HAN) for _ in range(size))
-
-
 def _chinese_copy(rng: random.Random, own_lines: int) -> tuple[str, str]:
     """A Chinese article with lines of its site, and a copy on another site: one character edited in
     all but its two longest sentences, its own long notices and lines (random ideographs)."""
 
     def text(size: int) -> str:
-        return _ideographs(rng, size)
+        return ideographs(rng, size)
 
     article = [text(46), text(45), *[text(rng.randint(22, 34)) for _ in range(8)]]
     original = "\n".join([*(s + "。" for s in article), *(text(20) + "。" for _ in range(own_lines))])
@@ -115,7 +107,7 @@ def test_an_edited_chinese_copy_on_another_site_joins_on_one_vote_below_the_fram
     rng = random.Random(2)
 
     def text(size: int) -> str:
-        return _ideographs(rng, size)
+        return ideographs(rng, size)
 
     def edited(sentence: str) -> str:
         for _ in range(3):

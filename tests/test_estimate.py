@@ -9,7 +9,7 @@ import pytest
 import nshash.decide
 from nshash.estimate import BODY_SIZE_RATIO, SIZE_RATIO, SIZE_RATIO_CONTAINMENT, SIZE_RATIO_GRAMS, body_score
 from nshash.sketch import Sketch, sketch
-from tests.pages import assert_rule_joins, heavy_site, page, paragraph
+from tests.pages import assert_rule_joins, heavy_site, ideographs, page, paragraph
 
 
 def test_a_body_far_smaller_than_the_member_counts_only_when_almost_wholly_in_it() -> None:
@@ -50,10 +50,6 @@ def test_a_verbatim_copy_joins_an_original_inside_a_far_longer_page(
     assert_rule_joins(original, others, copy, native, monkeypatch, "body_score", _before, module=nshash.decide)
 
 
-def _han(rng: random.Random, size: int) -> str:
-    return "".join(chr(0x4E00 + 7 * rng.randrange(600)) for _ in range(size))
-
-
 def _without_cjk(body: Sketch, other: Sketch, cjk: bool = False) -> float:
     """``body_score`` as it was before CJK bodies counted at their estimate."""
     return body_score(body, other)
@@ -70,11 +66,11 @@ def test_an_edited_copy_of_a_short_chinese_article_joins_on_its_body(
     rng = random.Random(3)
 
     def lines(count: int, size: int) -> list[str]:
-        return [_han(rng, size) + "\u3002" for _ in range(count)]
+        return [ideographs(rng, size) + "\u3002" for _ in range(count)]
 
     def edited(line: str) -> str:
         at = rng.randrange(len(line) - 1)
-        return line[:at] + _han(rng, 1) + line[at + 1 :]
+        return line[:at] + ideographs(rng, 1) + line[at + 1 :]
 
     here = (lines(4, 18), lines(20, 20))
     there = (lines(4, 45), lines(6, 18))
