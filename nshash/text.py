@@ -14,6 +14,7 @@ import html
 import re
 from collections import deque
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Final
 
 from nshash.errors import DocumentDecodeError, DocumentTypeError
@@ -46,6 +47,7 @@ _CJK_CLASS: Final = "".join(f"{chr(low)}-{chr(high)}" for low, high in CJK_RANGE
 _CJK_RE: Final = re.compile(f"[{_CJK_CLASS}]")
 
 
+@lru_cache(maxsize=8)  # decide.cjk_page asks it of a page once for each candidate it verifies
 def cjk_share(text: str) -> float:
     """The share of ``text``'s characters that are CJK (:data:`CJK_RANGES`); 0.0 for an empty text."""
     return (len(text) - len(_CJK_RE.sub("", text))) / len(text) if text else 0.0
