@@ -3,7 +3,7 @@
  * one C call a page on the default path, as decide.assign specifies it
  * (with clusters.find_roots and merge, decide.members_score,
  * boilerplate.line_roots, record_lines, record_evidence, members.add_member
- * and decide.unstored_keys).
+ * and boilerplate.unstored_keys).
  *
  * The rare turns return None before anything but path compression is
  * written, and decide.assign then takes the page in Python: an empty page,
@@ -412,7 +412,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
         known_members = 0;
     }
-    /* decide.unstored_keys over every looked-up sentence, then the whole text's key */
+    /* boilerplate.unstored_keys over every looked-up sentence, then the whole text's key */
     int chosen = 0;
     for (int i = 0; i < sentences && chosen < o.n; i++) {
         int failed = 0;

@@ -48,6 +48,7 @@ from nshash.boilerplate import (
     line_roots,
     record_evidence,
     record_lines,
+    unstored_keys,
     without_boilerplate,
 )
 from nshash.clusters import find_roots, merge
@@ -325,31 +326,6 @@ def join_by_lines(
         trace[-1] |= {"same_site": any(same_site(features.site_keys, m.lines) for m in members), "by_lines": True}
         trace[-1]["members_overlapping"] = members_overlapping(features, members, known)
     return (cluster, score, found) if passed else None
-
-
-def unstored_keys(keys: list[int], values: list[int | None], failed: set[int], n: int) -> list[int]:
-    """The keys a decided document writes: the unstored ones of its ``n`` longest sentences not leading to ``failed``.
-
-    ``keys`` and ``values``: two per sentence (head and tail), longest first.
-    A sentence that led to a cluster the document failed to verify with is
-    its site's frame or another article's: it does not take one of the ``n``
-    places.  A young site's notices are often longer than its articles'
-    sentences; in those places they left an article's own sentences unstored,
-    and a copy of it on that site found nothing to propose (measured on the 15
-    synthetic files, with the join rule of :func:`assign`: recall +0.1 to +1.5
-    points on 14, -0.4 on one).
-    """
-    out: list[int] = []
-    chosen = 0
-    for index in range(0, len(keys), 2):
-        head, tail = values[index], values[index + 1]
-        if chosen == n:
-            break
-        if head in failed or tail in failed:
-            continue
-        chosen += 1
-        out += [key for key, value in ((keys[index], head), (keys[index + 1], tail)) if value is None]
-    return out
 
 
 def _count(matches: list[int | None]) -> dict[int, int]:

@@ -158,7 +158,7 @@ def test_most_sentences_pointing_to_a_cluster_ease_the_containment_needed() -> N
 
 
 def test_unstored_keys_leave_out_sentences_that_led_to_failed_clusters() -> None:
-    from nshash.decide import unstored_keys
+    from nshash.boilerplate import unstored_keys
 
     # Four sentences, two keys each (head, tail), longest first; the first led to cluster 7, which failed.
     keys = [11, 12, 21, 22, 31, 32, 41, 42]
