@@ -40,7 +40,7 @@ VERIFY = {
     "decide": (
         *("LINE_PARAGRAPH", "LINE_CANDIDATE"),
         *("MAX_CANDIDATES", "VOTED_SHARE", "MAJORITY_SHARE", "MAJORITY_EASING", "FRAMELESS_EASING"),
-        *("CJK_PAGE", "CJK_EASING", "MERGE_MARGIN"),
+        *("CJK_PAGE", "CJK_EASING", "MERGE_MARGIN", "CLEAR_MARGIN"),
     ),
     "boilerplate": ("UNSEEN", "BOILERPLATE", "CONTENT", "SHARED_LINE", "LINE_LIMIT"),
     "frame": (

@@ -311,7 +311,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     member doc, found[MAX_MEMBERS];
     if (read_sketch(PyTuple_GET_ITEM(sketch_obj, 0), PyTuple_GET_ITEM(sketch_obj, 1), &doc) < 0) goto done;
     double scores[MAX_CANDIDATES];
-    int stored[MAX_CANDIDATES], passed[MAX_SENTENCES] = {0}, any = 0, best = -1;
+    int stored[MAX_CANDIDATES], passed[MAX_SENTENCES] = {0}, outright[MAX_SENTENCES] = {0}, any = 0, best = -1;
     unsigned char *head = d.frame + room, *foot = head + room;
     for (int c = 0; c < candidates; c++) {
         int count = load_members(&s, votes[c].id, (int)o.members, found);
@@ -330,6 +330,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (share >= VOTED_SHARE && scores[c] < need && doc_cjk(&t))
             eased = (o.verify_voted - CJK_EASING) - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0);
         passed[c] = scores[c] >= need || (share >= VOTED_SHARE && scores[c] >= eased);
+        outright[c] = scores[c] >= need; /* on its containment alone: decide.clearly_closer */
         /* Passed on votes alone (not on the frameless easing): the body must agree, see body_agrees. */
         if (passed[c] && scores[c] < need && !body_agrees(&d, &t, found, count, body_need, framed, known_any, head))
             passed[c] = 0;
@@ -340,6 +341,13 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
              (scores[c] > scores[best] || (scores[c] == scores[best] && votes[c].id < votes[best].id))))
             best = c;
         any = 1;
+    }
+    if (best >= 0 && !outright[best]) { /* decide.clearly_closer: the first of the highest, in candidate order */
+        int closer = -1;
+        for (int c = 0; c < candidates; c++)
+            if (outright[c] && scores[c] >= scores[best] + CLEAR_MARGIN && (closer < 0 || scores[c] > scores[closer]))
+                closer = c;
+        if (closer >= 0) best = closer;
     }
     /* decide.join_by_lines: none passed on its sentences; the cluster most of its paragraphs were seen in */
     int64_t by_lines = -1;

@@ -295,3 +295,29 @@ def test_a_tie_of_sentence_votes_goes_to_the_newest_cluster(native: bool, monkey
     assert len({*older, original}) == 5 and original > max(older)
     assert nshash.decide.MAX_CANDIDATES == 4
     assert nsh.get_similar(copy) == original
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_copy_verified_outright_joins_its_story_over_its_sites_notices(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A site's four long notices, then a story: the notices are the copy's longest sentences and vote
+    # for the site's first page (4 of 5), which passes on those votes alone (containment about 0.65);
+    # the story's page holds all of the copy's story (1.0).  Most votes alone sent it to the notices.
+    python_decision(native, monkeypatch)
+    rng = random.Random(1)
+    notices = [sentence(rng, 24) for _ in range(4)]
+    story = [sentence(rng, 18) for _ in range(3)]
+    nsh = nshash.NSHash()
+    site_page = nsh.get_similar("\n".join([sentence(rng, 5), *notices, *(sentence(rng, 10) for _ in range(4))]))
+    original = nsh.get_similar("\n".join(story))
+    copy = "\n".join([sentence(rng, 5), *notices, *story])
+    by_cluster = {candidate["cluster"]: candidate for candidate in nsh.explain_decision(copy)["candidates"]}
+    notices_vote, story_vote = by_cluster[site_page], by_cluster[original]
+    assert notices_vote["passed"] and notices_vote["sentences"] > story_vote["sentences"]
+    assert notices_vote["rule"].startswith("sentence votes")  # it passed on its votes, not its containment
+    assert story_vote["passed"] and story_vote["containment"] >= notices_vote["containment"] + 0.3
+    assert nsh.get_similar(copy) == original
+    assert nshash.decide.clearly_closer(1, [1, 2], {1: 0.5, 2: 0.69}, {2}) == 1  # not by the margin
+    assert nshash.decide.clearly_closer(1, [1, 2, 3], {1: 0.5, 2: 0.75, 3: 0.9}, {2, 3, 1}) == 1  # best outright
+    assert nshash.decide.clearly_closer(1, [1, 2, 3], {1: 0.5, 2: 0.75, 3: 0.9}, {2, 3}) == 3
