@@ -205,7 +205,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *features = args[2];
-    if (!PyTuple_Check(features) || PyTuple_GET_SIZE(features) != 9) {
+    if (!PyTuple_Check(features) || PyTuple_GET_SIZE(features) != 10) {
         PyErr_SetString(PyExc_TypeError, "assign(): features are a Features tuple");
         return NULL;
     }
@@ -266,7 +266,8 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int64_t *line_roots = NULL;
     PyObject *none = PyTuple_New(0);
     if (none == NULL) return NULL;
-    if (read_lines(PyTuple_GET_ITEM(features, 4), PyTuple_GET_ITEM(features, 5), &d) < 0 ||
+    if ((d.flat = PyObject_IsTrue(PyTuple_GET_ITEM(features, 9))) < 0 ||
+        read_lines(PyTuple_GET_ITEM(features, 4), PyTuple_GET_ITEM(features, 5), &d) < 0 ||
         read_site(PyTuple_GET_ITEM(features, 8), &d) < 0 ||
         read_text(PyTuple_GET_ITEM(features, 6), PyTuple_GET_ITEM(features, 7), none, &d, &t) < 0)
         goto done;

@@ -68,7 +68,10 @@ static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, cons
     edge_run(d, 0, 1, head, &head_beyond_top);
     *header = head_beyond_top;
     Py_ssize_t limit = head_beyond_top ? LIST_LINES : OWN_LINES, skip = 0;
-    while (skip < (limit < n ? limit : n) && !d->shared[n - 1 - skip] && d->grams[n - 1 - skip] < LIST_GRAMS) skip++;
+    /* a page that came without line breaks: its last line, whatever its size (sketch.chrome_lines) */
+    while (skip < (limit < n ? limit : n) && !d->shared[n - 1 - skip] &&
+           (d->grams[n - 1 - skip] < LIST_GRAMS || (d->flat && skip == 0)))
+        skip++;
     if (!edge_run(d, 1, skip, foot, &unused)) return 0;
     Py_ssize_t beyond = 0; /* the first line of the foot outside the head (n: none, one shared block) */
     while (beyond < n && (!foot[beyond] || head[beyond])) beyond++;

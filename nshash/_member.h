@@ -28,6 +28,7 @@ typedef struct {
     unsigned char *shared, *frame; /* scratch: per line */
     Py_ssize_t site_count;         /* Features.site_keys */
     uint32_t site[2 * SITE_KEYS];
+    int flat;                      /* Features.flat */
 } doc_lines;
 
 static inline uint64_t probe_bit(uint32_t key, int probe) { return (key >> (PROBE_BITS * probe)) & (BLOOM_BITS - 1); }

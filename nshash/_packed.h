@@ -8,7 +8,7 @@
 #define PACKED_ORDER 0x01020304u
 #define PACKED_HEADER 16 /* magic, u32 order, u64 pages */
 #define PACKED_PAGE 41   /* u8 flags, u32 keys, positions, lines, site keys, u64 characters, grams, doc key */
-enum { PACKED_EMPTY = 1, PACKED_WIDE_GRAMS = 2, PACKED_WIDE_ENDS = 4, PACKED_KIND_SHIFT = 3 };
+enum { PACKED_EMPTY = 1, PACKED_WIDE_GRAMS = 2, PACKED_WIDE_ENDS = 4, PACKED_KIND_SHIFT = 3, PACKED_FLAT = 32 };
 
 typedef struct {
     char *data;
@@ -64,7 +64,9 @@ static int put_array(growing *g, PyObject *values, Py_ssize_t count, int *wide, 
 }
 
 static int pack_page(growing *g, PyObject *f) {
-    if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 9) return packed_bad("features are Features tuples");
+    if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 10) return packed_bad("features are Features tuples");
+    int flat = PyObject_IsTrue(PyTuple_GET_ITEM(f, 9));
+    if (flat < 0) return -1;
     PyObject *keys = PyTuple_GET_ITEM(f, 0), *positions = PyTuple_GET_ITEM(f, 1), *doc_key = PyTuple_GET_ITEM(f, 2);
     PyObject *sketch = PyTuple_GET_ITEM(f, 3), *line_keys = PyTuple_GET_ITEM(f, 4), *whole = PyTuple_GET_ITEM(f, 6);
     if (!PyList_Check(keys) || !PyList_Check(positions) || !PyTuple_Check(sketch) || PyTuple_GET_SIZE(sketch) != 2 ||
@@ -94,7 +96,8 @@ static int pack_page(growing *g, PyObject *f) {
         grow_put(g, PyUnicode_DATA(whole), (size_t)PyUnicode_GET_LENGTH(whole) * (size_t)kind) < 0)
         return -1;
     g->data[head_at] = (char)((doc_key == Py_None ? PACKED_EMPTY : 0) | (wide_grams ? PACKED_WIDE_GRAMS : 0) |
-                              (wide_ends ? PACKED_WIDE_ENDS : 0) | (kind == 4 ? 2 : kind - 1) << PACKED_KIND_SHIFT);
+                              (wide_ends ? PACKED_WIDE_ENDS : 0) | (kind == 4 ? 2 : kind - 1) << PACKED_KIND_SHIFT |
+                              (flat ? PACKED_FLAT : 0));
     return 0;
 }
 
@@ -161,7 +164,7 @@ static PyObject *unpack_page(const unsigned char *data, size_t len, size_t *at) 
     uint64_t sizes[3];
     memcpy(counts, p + 1, sizeof counts);
     memcpy(sizes, p + 17, sizeof sizes);
-    int flags = p[0], kind_code = flags >> PACKED_KIND_SHIFT;
+    int flags = p[0], kind_code = flags >> PACKED_KIND_SHIFT & 3;
     int wide_grams = flags & PACKED_WIDE_GRAMS, wide_ends = flags & PACKED_WIDE_ENDS;
     if (kind_code > 2) return packed_damaged();
     size_t kind = (size_t)1 << kind_code;
@@ -204,8 +207,8 @@ static PyObject *unpack_page(const unsigned char *data, size_t len, size_t *at) 
     PyObject *doc_key = flags & PACKED_EMPTY ? Py_NewRef(Py_None) : PyLong_FromUnsignedLongLong(sizes[2]);
     PyObject *result = NULL;
     if (keys && positions && line_keys && line_grams && line_ends && site && slots && whole && doc_key) {
-        result = Py_BuildValue("(OOO(KO)OOOOO)", keys, positions, doc_key, (unsigned long long)sizes[1], slots,
-                               line_keys, line_grams, whole, line_ends, site);
+        result = Py_BuildValue("(OOO(KO)OOOOOO)", keys, positions, doc_key, (unsigned long long)sizes[1], slots,
+                               line_keys, line_grams, whole, line_ends, site, flags & PACKED_FLAT ? Py_True : Py_False);
         *at = (size_t)(q - data) + sizes[0] * kind;
     }
     Py_XDECREF(keys);

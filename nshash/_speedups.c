@@ -147,6 +147,13 @@ static int unescape(Py_UCS4 **s, Py_ssize_t *len, Py_ssize_t *capacity) {
 }
 
 /* Fingerprinter.features: clean, line keys, split, rank and key, whole-text key and sketch. */
+/* The first c in s[0:n], or NULL. */
+static const Py_UCS4 *memchr_ucs4(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 c) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (s[i] == c) return s + i;
+    return NULL;
+}
+
 static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
@@ -181,7 +188,10 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     }
     /* Before the chrome is judged (a joined page's menus and link lists are lines again) and after
      * wrapped lines are joined (a paragraph is broken the same way, wrapped or not). */
+    /* Features.flat: no line break until restore_lines broke the page after its sentence ends */
+    int flat = memchr_ucs4(s, n, '\n') == NULL;
     if (restore_lines(&s, &n, &capacity) < 0) goto done;
+    flat = flat && memchr_ucs4(s, n, '\n') != NULL;
     int joined = 0; /* only a joined line can be a new long one: restore_lines again only then */
     site_signature site = {.buf = &buf, .count = 0};
     if (o.chrome && (drop_chrome(s, &n, &joined, &site) < 0 || (joined && restore_lines(&s, &n, &capacity) < 0)))
@@ -213,8 +223,8 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
         lsite = u32_array(site.keys, 0); /* as features_python: no site keys either */
         if (lsite == NULL) goto done;
         memset(slots, 0, SLOTS);
-        result = Py_BuildValue("([][]Oiy#OOsOO)", Py_None, 0, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams,
-                               "", lends, lsite);
+        result = Py_BuildValue("([][]Oiy#OOsOOO)", Py_None, 0, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams,
+                               "", lends, lsite, Py_False);
         goto done;
     }
     PyMem_RawFree(keyed);
@@ -232,9 +242,9 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Py_ssize_t grams = sketch_of(PyUnicode_4BYTE_KIND, s, n, slots);
     lsite = u32_array(site.keys, site.count);
     if (lsite == NULL) goto done;
-    result = Py_BuildValue("(NNKny#OOOOO)", list_of_keys(keys, 2 * count), list_of_sizes(positions, count),
+    result = Py_BuildValue("(NNKny#OOOOOO)", list_of_keys(keys, 2 * count), list_of_sizes(positions, count),
                            (unsigned long long)doc_key, grams, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams,
-                           whole, lends, lsite);
+                           whole, lends, lsite, flat ? Py_True : Py_False);
 done:
     Py_XDECREF(lsite);
     Py_XDECREF(lkeys);
@@ -270,11 +280,12 @@ static PyObject *similar(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         Py_DECREF(found);
         return Py_BuildValue("(OO)", Py_None, Py_None);
     }
-    /* (keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends, site_keys) -> Features' shape */
-    PyObject *item[10];
-    for (int i = 0; i < 10; i++) item[i] = PyTuple_GET_ITEM(found, i);
-    PyObject *shaped = Py_BuildValue("(OOO(OO)OOOOO)", item[0], item[1], item[2], item[3], item[4], item[5], item[6],
-                                     item[7], item[8], item[9]);
+    /* (keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends, site_keys, flat) -> Features'
+     * shape */
+    PyObject *item[11];
+    for (int i = 0; i < 11; i++) item[i] = PyTuple_GET_ITEM(found, i);
+    PyObject *shaped = Py_BuildValue("(OOO(OO)OOOOOO)", item[0], item[1], item[2], item[3], item[4], item[5], item[6],
+                                     item[7], item[8], item[9], item[10]);
     Py_DECREF(found);
     if (shaped == NULL) return NULL;
     PyObject *assign_args[5] = {args[2], args[3], shaped, args[4], args[5]};

@@ -259,9 +259,9 @@ static void free_text(doc_text *t) {
  * known: the document's lines (indices) frame.known_lines gives.
  */
 static PyObject *verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 11) {
+    if (nargs != 12) {
         PyErr_SetString(PyExc_TypeError, "verify(line_keys, line_grams, grams, slots, entries, clusters, members, "
-                                         "whole, line_ends, known, site_keys)");
+                                         "whole, line_ends, known, site_keys, flat)");
         return NULL;
     }
     Py_ssize_t clusters = PyLong_AsSsize_t(args[5]), per = PyLong_AsSsize_t(args[6]);
@@ -282,8 +282,8 @@ static PyObject *verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     doc_lines d = {0, NULL, NULL, NULL, NULL};
     doc_text t = {.ends = {.fast = NULL, .wide = -1}};
     PyObject *out = NULL;
-    if (read_lines(args[0], args[1], &d) < 0 || read_site(args[10], &d) < 0 ||
-        read_text(args[7], args[8], args[9], &d, &t) < 0)
+    if ((d.flat = PyObject_IsTrue(args[11])) < 0 || read_lines(args[0], args[1], &d) < 0 ||
+        read_site(args[10], &d) < 0 || read_text(args[7], args[8], args[9], &d, &t) < 0)
         goto done;
     out = PyList_New(clusters);
     PyObject *const *items = PySequence_Fast_ITEMS(entries);

@@ -151,18 +151,17 @@ LINE_CANDIDATE: Final = 200
 MERGE_MARGIN: Final = 0.1
 
 
-#: A page joins the verified candidate most of its sentences lead to, unless that one passed on
-#: its votes only and another verified on its containment alone (:func:`whole_text_need`) by
-#: ``CLEAR_MARGIN`` or more above it: then the best of those (:func:`clearly_closer`).  Seen on
-#: pages whose line breaks were lost: a copy verified at 0.86 against its story went to the
-#: cluster of its site's notices, whose sentences, the page's longest, voted for it (0.61), and
-#: later pages of the site followed.  Measured (0.1 / 0.2 / 0.3): the 95 synthetic files F1 up
-#: on 27 / 24 / 24, down on 26 / 19 / 14 (mean +0.00015 / +0.00015 / +0.00017; at most -0.0012 /
-#: -0.0008 / -0.0008 on a file); seeds 2025, 6174 and 7919 up on 5 / 3 / 2 of 15, down on 1 / 0
-#: / 0; the independent corpus's F1 mean +0.0006 / +0.0003 / +0.0002; with every page's lines
-#: joined (20 files of four seeds) +0.0001 / +0.0015 / +0.0004; real chrome recall 0.890 ->
-#: 0.892; the real pages and the sample unchanged.  0.2: a clear gap (two standard errors of a
-#: short page's estimate), and the most on the joined pages.
+#: A page joins the verified candidate most of its sentences lead to, unless that one passed on its
+#: votes only and another verified on its containment alone (:func:`whole_text_need`) by
+#: ``CLEAR_MARGIN`` or more above it: then the best of those (:func:`clearly_closer`).  Seen on pages
+#: whose line breaks were lost: a copy verified at 0.86 against its story went to the cluster of its
+#: site's notices, whose sentences, the page's longest, voted for it (0.61), and later pages of the
+#: site followed.  Measured (0.1 / 0.2 / 0.3): the 95 synthetic files F1 up on 27 / 24 / 24, down on
+#: 26 / 19 / 14 (mean +0.00015 / +0.00015 / +0.00017; at most -0.0012 / -0.0008 / -0.0008 on a
+#: file); seeds 2025, 6174 and 7919 up on 5 / 3 / 2 of 15, down on 1 / 0 / 0; the independent
+#: corpus's F1 mean +0.0006 / +0.0003 / +0.0002; with every page's lines joined (20 files of four
+#: seeds) +0.0001 / +0.0015 / +0.0004; real chrome recall 0.890 -> 0.892; the real pages and the
+#: sample unchanged.  0.2: two standard errors of a short page's estimate; the most on joined pages.
 CLEAR_MARGIN: Final = 0.2
 
 
@@ -463,7 +462,7 @@ def members_score(features: Features, these: list[Member], those: list[Member]) 
     best = 0.0
     for a in these:
         for b in those:
-            chrome = shared_chrome(features.line_keys, features.line_grams, a.lines & b.lines)
+            chrome = shared_chrome(features.line_keys, features.line_grams, a.lines & b.lines, features.flat)
             best = max(best, trusted_containment(a.sketch, b.sketch, chrome))
     return best
 
@@ -494,6 +493,7 @@ def verify_clusters(
                 features.line_ends,
                 known,
                 features.site_keys,
+                features.flat,
             )
         )
     found = [members_at(entries, index, members) for index in range(clusters)]

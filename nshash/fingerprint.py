@@ -118,6 +118,11 @@ class Features(NamedTuple):
     #: that a later page tells a sibling of the member's site
     #: (:func:`~nshash.site.same_site`) from a copy elsewhere.
     site_keys: array[int] = array("I")
+    #: Whether the page arrived without a line break and its lines were restored after its
+    #: sentence ends (:func:`~nshash.linebreaks.restore_lines`): its first and last lines are
+    #: then chrome glued to text, and a footer is looked for above its last line whatever its
+    #: size (:func:`~nshash.sketch.chrome_lines`).
+    flat: bool = False
 
 
 class Fingerprinter:
@@ -151,6 +156,10 @@ class Fingerprinter:
 
         ``edges``: receives the chrome lines dropped at the page's edges (:func:`~nshash.text.drop_chrome`).
         """
+        return self._clean(text, edges)[0]
+
+    def _clean(self, text: str, edges: list[str] | None = None) -> tuple[str, bool]:
+        """:meth:`clean`, and whether the page came without a line break and lines were restored (``Features.flat``)."""
         opts = self.options
         text = unify_breaks(text)
         if opts.normalize:
@@ -159,10 +168,12 @@ class Fingerprinter:
             text = fold_chars(text)
         # Before the chrome is judged (a joined page's menus and link lists are lines again) and
         # after wrapped lines are joined (a paragraph is broken the same way, wrapped or not).
-        text = restore_lines(text)
+        restored = restore_lines(text)
+        flat = "\n" not in text and "\n" in restored
+        text = restored
         if opts.chrome:
             text = restore_lines(drop_chrome(text, edges))
-        return text
+        return text, flat
 
     def pieces(self, text: str) -> list[str]:
         """The normalised pieces (sentences) of a raw document, in order."""
@@ -217,7 +228,7 @@ class Fingerprinter:
     def features_python(self, text: str) -> Features:
         """:meth:`features` in pure Python: the specification the C version is tested against."""
         edges: list[str] = []
-        clean = self.clean(text, edges)
+        clean, flat = self._clean(text, edges)
         site = site_keys(edges, self._hash)
         del edges
         # The pieces are the lines of one delimited string, read one at a time; each
@@ -236,7 +247,7 @@ class Fingerprinter:
         if len(set(keys)) < len(keys):
             keys, positions = _drop_template_keys(keys, positions)
         doc_key = self._hash(_WHOLE_TEXT_PREFIX + whole)
-        return Features(keys, positions, doc_key, sketch(whole), line_keys, line_grams, whole, line_ends, site)
+        return Features(keys, positions, doc_key, sketch(whole), line_keys, line_grams, whole, line_ends, site, flat)
 
     def _lines(self, clean: str) -> tuple[array[int], array[int], array[int]]:
         """32-bit keys, gram counts and ends in the whole text of the page's non-empty lines (one line at a time).

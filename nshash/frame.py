@@ -102,7 +102,7 @@ def shared_frame(features: Features, members: list[Member], known: Sequence[int]
     seen = set(known)
     frame: set[int] = set()
     for member in members:
-        lines = chrome_lines(keys, grams, member.lines, member.tail, seen)
+        lines = chrome_lines(keys, grams, member.lines, member.tail, seen, features.flat)
         if not lines:
             continue
         run = sum(grams[i] for i in lines)

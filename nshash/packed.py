@@ -17,7 +17,8 @@ which; a process of another byte order refuses it)::
             (characters x 1, 2 or 4 bytes: the narrowest that holds it, as CPython stores it)
 
 ``flags``: 1 an empty page (no ``doc_key``), 2 wide line grams, 4 wide line
-ends, and the whole text's character size in bits 3-4 (0: 1 byte, 1: 2, 2: 4).
+ends, the whole text's character size in bits 3-4 (0: 1 byte, 1: 2, 2: 4), and
+32 a page whose lines were restored (``Features.flat``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ _HEADER: Final = struct.Struct("=4sIQ")
 _PAGE: Final = struct.Struct("=BIIIIQQQ")
 _EMPTY, _WIDE_GRAMS, _WIDE_ENDS = 1, 2, 4
 _KIND_SHIFT: Final = 3
+_FLAT: Final = 32
 #: Codecs of a string stored 1, 2 or 4 bytes a character in this machine's byte order.
 _CODECS: Final = ("latin-1", f"utf-16-{sys.byteorder[0]}e", f"utf-32-{sys.byteorder[0]}e")
 HEADER_SIZE: Final = _HEADER.size
@@ -68,6 +70,7 @@ def _page(f: Features) -> bytes:
     size = 0 if f.whole.isascii() else ord(max(f.whole))
     kind = 0 if size < 0x100 else 1 if size < 0x10000 else 2
     flags = (f.doc_key is None) * _EMPTY | grams_wide * _WIDE_GRAMS | ends_wide * _WIDE_ENDS | kind << _KIND_SHIFT
+    flags |= f.flat * _FLAT
     if len(f.sketch.slots) != SLOTS:
         raise ArgumentError(f"a sketch holds {SLOTS} slots, not {len(f.sketch.slots)}")
     head = _PAGE.pack(
@@ -139,7 +142,7 @@ def unpack_page(view: memoryview, at: int) -> tuple[Features, int]:
     site, at = _take(view, at, "I", n_site)
     slots = bytes(view[at : at + SLOTS])
     at += SLOTS
-    kind = flags >> _KIND_SHIFT
+    kind = flags >> _KIND_SHIFT & 3
     end = at + chars * (1 << kind)
     if end > len(view) or kind > 2:
         raise ArgumentError("packed nshash features are truncated or damaged")
@@ -154,6 +157,7 @@ def unpack_page(view: memoryview, at: int) -> tuple[Features, int]:
         whole,
         line_ends,
         site,
+        bool(flags & _FLAT),
     )
     return features, end
 
