@@ -1,7 +1,7 @@
 """Builds the optional C accelerator; everything else is in pyproject.toml.
 
 The C code takes its constants and tables from the Python specification: this
-script reads them from ``nshash/sketch.py``, ``nshash/members.py``, ``nshash/text.py``,
+script reads them from ``nshash/sketch.py``, ``nshash/edges.py``, ``nshash/members.py``, ``nshash/text.py``,
 ``nshash/fold.py``, ``nshash/fingerprint.py``, ``nshash/data/t2s.txt`` and ``tw2cn.txt`` (by parsing, not
 importing: the build has none of nshash's dependencies) and writes
 ``nshash/_speedups_constants.h`` and ``nshash/_speedups_tables.h``.
@@ -22,12 +22,10 @@ HERE = Path(__file__).resolve().parent
 PACKAGE = HERE / "nshash"
 CONSTANTS = {"GRAM": "GRAM", "SLOTS": "SLOTS", "_SLOT_SHIFT": "SLOT_SHIFT", "_PRIME": "PRIME"}
 VERIFY = {
-    "sketch": (
-        *("_SLOT_BITS", "EDGE_REST", "EDGE_REST_GRAMS", "BLOOM_BITS", "_BLOOM_PROBES", "_PROBE_BITS"),
-        *("_LIST_LINES", "_LIST_GRAMS"),
-        *("_GAP_GRAMS", "_TAG_BITS", "_OWN_LINES"),
-        "_FOOT_SHARE",
-        "_FOOT_KNOWN",
+    "sketch": ("_SLOT_BITS", "EDGE_REST", "EDGE_REST_GRAMS"),
+    "edges": (
+        *("BLOOM_BITS", "_BLOOM_PROBES", "_PROBE_BITS", "_LIST_LINES", "_LIST_GRAMS"),
+        *("_GAP_GRAMS", "_TAG_BITS", "_OWN_LINES", "_FOOT_SHARE", "_FOOT_KNOWN"),
     ),
     "site": ("SITE_MIN_CHARS", "SITE_KEYS", "_SITE_MIX", "SITE_MATCH", "SITE_MIN_MATCHES"),
     "members": ("MAX_MEMBERS", "_CLUSTER_SHIFT", "_MEMBER_SHIFT", "_GRAM_BITS"),
@@ -280,6 +278,7 @@ setup(
                 "nshash/_blocks.h",
                 "nshash/_packed.h",
                 "nshash/sketch.py",
+                "nshash/edges.py",
                 "nshash/members.py",
                 "nshash/estimate.py",
                 "nshash/decide.py",

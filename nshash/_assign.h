@@ -162,7 +162,7 @@ static int line_candidate(const doc_lines *d, const Py_ssize_t *lines, const int
 
 /*
  * decide.members_score: how much two clusters' members agree, the header and footer the document shares with
- * both left out (sketch.shared_chrome).  nothing: d->count zero bytes (no known lines); head, foot: scratch.
+ * both left out (edges.shared_chrome).  nothing: d->count zero bytes (no known lines); head, foot: scratch.
  */
 static double members_score(doc_lines *d, const member *these, int count, const member *those, int other_count,
                             const unsigned char *nothing, unsigned char *head, unsigned char *foot) {

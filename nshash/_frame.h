@@ -16,7 +16,7 @@ static int same_site(const doc_lines *d, const uint64_t *lines) {
     return hits >= SITE_MIN_MATCHES && (double)hits >= SITE_MATCH * (double)d->site_count;
 }
 
-/* sketch._edge_run over shared[] (read from the end when reversed): marks the run in out[] (original indices). */
+/* edges._edge_run over shared[] (read from the end when reversed): marks the run in out[] (original indices). */
 static Py_ssize_t edge_run(const doc_lines *d, int reversed, Py_ssize_t skip, unsigned char *out, int *beyond_first) {
     Py_ssize_t n = d->count, start = 0, found = 0;
 #define AT(i) (reversed ? n - 1 - (i) : (i))
@@ -39,7 +39,7 @@ static Py_ssize_t edge_run(const doc_lines *d, int reversed, Py_ssize_t skip, un
     return found;
 }
 
-/* sketch._at_the_end: whether the lines marked in[] end the page the member's tail names, as a footer would. */
+/* edges._at_the_end: whether the lines marked in[] end the page the member's tail names, as a footer would. */
 static int at_the_end(const doc_lines *d, uint32_t tail, const unsigned char *in) {
     int long_line = 0;
     Py_ssize_t run = 0, total = 0;
@@ -55,7 +55,7 @@ static int at_the_end(const doc_lines *d, uint32_t tail, const unsigned char *in
     return long_line && (double)run < FOOT_SHARE * (double)total;
 }
 
-/* sketch.chrome_lines: the header and footer the document shares with a member, marked in head and foot (known:
+/* edges.chrome_lines: the header and footer the document shares with a member, marked in head and foot (known:
  * the lines other clusters have); 0 when there are none.  *header: whether a header is shared (shares_header). */
 static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, const unsigned char *known,
                         unsigned char *head, unsigned char *foot, int *header) {
@@ -68,7 +68,7 @@ static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, cons
     edge_run(d, 0, 1, head, &head_beyond_top);
     *header = head_beyond_top;
     Py_ssize_t limit = head_beyond_top ? LIST_LINES : OWN_LINES, skip = 0;
-    /* a page that came without line breaks: its last line, whatever its size (sketch.chrome_lines) */
+    /* a page that came without line breaks: its last line, whatever its size (edges.chrome_lines) */
     while (skip < (limit < n ? limit : n) && !d->shared[n - 1 - skip] &&
            (d->grams[n - 1 - skip] < LIST_GRAMS || (d->flat && skip == 0)))
         skip++;
@@ -77,7 +77,7 @@ static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, cons
     while (beyond < n && (!foot[beyond] || head[beyond])) beyond++;
     if (skip && beyond == n) return 0; /* one shared block above lines of the page's own */
     if (tail && beyond == n && !at_the_end(d, tail, head)) return 0; /* one block without the member's end */
-    if (tail) { /* no header (or, sketch._own_footer, the page's own known footer stepped over and fewer than
+    if (tail) { /* no header (or, edges._own_footer, the page's own known footer stepped over and fewer than
                    FOOT_KNOWN of the run above it known lines), and the member's last lines not in the "footer":
                    the end of its article */
         int stepped = 0;
@@ -90,7 +90,7 @@ static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, cons
         int own_footer = stepped && (double)foot_known < FOOT_KNOWN * (double)foot_lines;
         if ((!head_beyond_top || own_footer) && !at_the_end(d, tail, foot)) return 0;
     }
-    { /* sketch._past_a_gap: the header's lines below its first gap, up to a run of known lines that ends it
+    { /* edges._past_a_gap: the header's lines below its first gap, up to a run of known lines that ends it
          (the site's footer), are the article when those above the gap are all known lines and they none */
         Py_ssize_t gap_at = -1;
         int seen_head = 0;
@@ -120,7 +120,7 @@ static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, cons
                     if (head[i]) head[i] = foot[i] = 0;
         }
     }
-    if (!head_beyond_top) { /* sketch._above_the_footer: the foot's lines (not the head's) above its known lines
+    if (!head_beyond_top) { /* edges._above_the_footer: the foot's lines (not the head's) above its known lines
                                and a gap are the article when none of them is known */
         Py_ssize_t lowest = n, top = -1; /* the lowest known line read; the first line above them */
         int article = 0;

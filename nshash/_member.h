@@ -1,7 +1,7 @@
 /*
  * nshash/_member.h: what verification in C reads, as C structs: a stored
  * member (members.Member: sketch, line filter, tail), a document's lines and
- * text, the line filter (sketch.line_filter) and a member's stored words
+ * text, the line filter (edges.line_filter) and a member's stored words
  * (members.to_entries and from_entries).  Included by _speedups.c only.
  */
 #ifndef NSHASH_MEMBER_H
@@ -16,8 +16,8 @@
 typedef struct {
     Py_ssize_t grams;
     unsigned char slots[SLOTS];
-    uint64_t lines[BLOOM_WORDS]; /* bit b of sketch.line_filter in word b / 64 */
-    uint32_t tail;               /* sketch.member_tail; 0: not known */
+    uint64_t lines[BLOOM_WORDS]; /* bit b of edges.line_filter in word b / 64 */
+    uint32_t tail;               /* edges.member_tail; 0: not known */
 } member;
 
 /* A document's lines: 32-bit keys and their gram counts. */
@@ -51,9 +51,9 @@ static inline void add_line(uint64_t *lines, uint32_t key) {
 #define TAG_MASK ((1U << TAG_BITS) - 1)
 #define GRAM_MASK (((uint64_t)1 << GRAM_BITS) - 1)
 
-static inline uint32_t tag(uint32_t key) { return (key >> (32 - TAG_BITS)) | 1; } /* sketch._tag */
+static inline uint32_t tag(uint32_t key) { return (key >> (32 - TAG_BITS)) | 1; } /* edges._tag */
 
-/* sketch.member_tail */
+/* edges.member_tail */
 static uint32_t member_tail(const doc_lines *d) {
     Py_ssize_t n = d->count;
     if (n == 0) return 0;

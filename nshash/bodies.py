@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from nshash.edges import lines_in
 from nshash.estimate import BODY_ERRORS, BODY_MIN_GRAMS, BODY_SIZE_RATIO
 from nshash.fingerprint import Features
 from nshash.frame import body_sketch, shared_frame, template_sibling
 from nshash.members import Member
-from nshash.sketch import Sketch, containment, containment_error, lines_in
+from nshash.sketch import Sketch, containment, containment_error
 
 #: When this share of the frame a document shares with a member is lines
 #: other clusters have too (:func:`~nshash.frame.known_lines`), it is its site's frame for

@@ -53,6 +53,7 @@ from nshash.boilerplate import (
     without_boilerplate,
 )
 from nshash.clusters import find_roots, merge
+from nshash.edges import lines_in, shared_chrome
 from nshash.estimate import (
     body_score,
     corroborated,
@@ -76,10 +77,6 @@ from nshash.members import Member, add_member, load_entries, members_at
 from nshash.native import assign_native
 from nshash.options import Options
 from nshash.site import same_site
-from nshash.sketch import (
-    lines_in,
-    shared_chrome,
-)
 from nshash.stores.view import StoreView
 from nshash.text import cjk_share
 

@@ -121,7 +121,7 @@ class Features(NamedTuple):
     #: Whether the page arrived without a line break and its lines were restored after its
     #: sentence ends (:func:`~nshash.linebreaks.restore_lines`): its first and last lines are
     #: then chrome glued to text, and a footer is looked for above its last line whatever its
-    #: size (:func:`~nshash.sketch.chrome_lines`).
+    #: size (:func:`~nshash.edges.chrome_lines`).
     flat: bool = False
 
 

@@ -11,19 +11,12 @@ from collections.abc import Sequence
 from typing import Final
 
 from nshash.boilerplate import UNSEEN
+from nshash.edges import chrome_lines, has_line, shares_header
 from nshash.estimate import unframed
 from nshash.fingerprint import Features
 from nshash.members import Member
 from nshash.site import same_site
-from nshash.sketch import (
-    Sketch,
-    chrome_lines,
-    containment,
-    containment_error,
-    has_line,
-    shares_header,
-    sketch,
-)
+from nshash.sketch import Sketch, containment, containment_error, sketch
 
 #: A footer shared with a member (no header shared) is the article, not a
 #: frame, when its lines are this share or more of the smaller of the two
@@ -95,7 +88,7 @@ MIDDLE_CONTAINMENT: Final = 0.5
 def shared_frame(features: Features, members: list[Member], known: Sequence[int] = ()) -> set[int]:
     """The document's lines (indices) in a header or footer it shares with one of ``members``.
 
-    The union of :func:`~nshash.sketch.chrome_lines`: a line that is frame against one member is frame against all.
+    The union of :func:`~nshash.edges.chrome_lines`: a line that is frame against one member is frame against all.
     ``known``: :func:`known_lines`; a footer that is a member's article is left out (:data:`ARTICLE_SHARE`).
     """
     keys, grams = features.line_keys, features.line_grams

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from typing import Final, NamedTuple
 
 from nshash._accel import speedups
+from nshash.edges import BLOOM_BITS, line_filter, member_tail
 from nshash.fingerprint import Features
-from nshash.sketch import BLOOM_BITS, SLOTS, Sketch, line_filter, member_tail
+from nshash.sketch import SLOTS, Sketch
 from nshash.stores.view import StoreView
 
 SKETCH: Final = "sketch"

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from nshash.sketch import has_line
+from nshash.edges import has_line
 
 #: A page's site keys are made of the lines (:func:`~nshash.text.drop_chrome`'s edges)
 #: with at least this many characters once normalised ("Home" and

@@ -11,11 +11,12 @@ import pytest
 
 import nshash
 import nshash.decide
+import nshash.edges
 import nshash.fingerprint
 import nshash.frame
 import nshash.members
+from nshash.edges import line_filter
 from nshash.members import Member
-from nshash.sketch import line_filter
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sample.jsonl"
 
@@ -75,7 +76,7 @@ def assert_rule_joins(
     monkeypatch: pytest.MonkeyPatch,
     rule: str,
     off: Any,
-    module: Any = nshash.sketch,
+    module: Any = nshash.edges,
     joining: Sequence[str] = (),
 ) -> None:
     """``copy`` joins ``original`` after ``others`` (clusters of their own) and ``joining`` (pages that join

@@ -13,20 +13,13 @@ from hypothesis import strategies as st
 
 import nshash
 import nshash.fold
+from nshash.edges import has_line, line_filter, member_tail, shared_chrome
 from nshash.fingerprint import Fingerprinter
 from nshash.fold import fold_chars
 from nshash.linebreaks import FLAT_LINE, restore_lines
 from nshash.members import Member, from_entries, to_entries
 from nshash.options import OPTION_NAMES, Options
-from nshash.sketch import (
-    SLOTS,
-    containment,
-    has_line,
-    line_filter,
-    member_tail,
-    shared_chrome,
-    sketch,
-)
+from nshash.sketch import SLOTS, containment, sketch
 from nshash.text import HIDDEN_TAGS, drop_chrome, split_sentences, strip_html
 
 

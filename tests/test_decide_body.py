@@ -12,9 +12,10 @@ import nshash.decide
 import nshash.fingerprint
 import nshash.frame
 import nshash.members
+from nshash.edges import line_filter
 from nshash.members import Member
 from nshash.options import Options
-from nshash.sketch import Sketch, containment, line_filter, sketch
+from nshash.sketch import Sketch, containment, sketch
 from tests.fleet import edit_characters
 from tests.pages import SAMPLE, WORDS, heavy_site, page, page_features, pair_precision_recall, paragraph, stored_member
 
@@ -55,7 +56,7 @@ def test_a_short_body_in_a_long_frame_is_discounted_by_its_error() -> None:
 
 
 def test_a_long_headline_below_the_footer_does_not_hide_it() -> None:
-    from nshash.sketch import chrome_lines
+    from nshash.edges import chrome_lines
 
     rng = random.Random(9)
     footer = [paragraph(rng, 2), paragraph(rng, 2), "Popular now"]
@@ -382,9 +383,10 @@ def test_pages_of_one_site_passing_on_votes_must_agree_without_their_frame() -> 
 
 def test_a_body_far_smaller_than_every_member_fails_beside_its_sites_known_frame_when_clearly_elsewhere() -> None:
     from nshash.bodies import FAR_BODY_ERRORS, FAR_OWN_GRAMS, body_agrees
+    from nshash.edges import lines_in
     from nshash.estimate import BODY_SIZE_RATIO
     from nshash.frame import body_sketch, shared_frame
-    from nshash.sketch import containment_error, lines_in
+    from nshash.sketch import containment_error
 
     rng = random.Random(23)
     header, footer = ["Site | Home | News | Tech | About | Contact"], heavy_site(rng, "Site")[1]

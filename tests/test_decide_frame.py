@@ -9,12 +9,14 @@ import pytest
 
 import nshash
 import nshash.decide
+import nshash.edges
 import nshash.fingerprint
 import nshash.frame
 import nshash.members
+from nshash.edges import line_filter
 from nshash.members import Member
 from nshash.options import Options
-from nshash.sketch import containment, line_filter, sketch
+from nshash.sketch import containment, sketch
 from tests.fleet import edit_characters
 from tests.pages import (
     WORDS,
@@ -64,7 +66,7 @@ def test_a_truncated_copy_above_a_list_of_related_titles_joins_its_article(
     # The copy keeps the article's first paragraphs, then "read more" and other articles' titles.
     # Its paragraphs are the run of lines it shares with the original from the top and, over the
     # titles, from the bottom: once taken for a header and footer and left out (score ~0.1).
-    from nshash.sketch import chrome_lines
+    from nshash.edges import chrome_lines
 
     rng = random.Random(14)
     body = [" ".join(sentence(rng) for _ in range(5)) for _ in range(3)] + [paragraph(rng, 2)]
@@ -95,7 +97,7 @@ def test_a_copy_without_a_footer_of_its_own_joins_its_article(native: bool, monk
     # site's footer below them.  Shared from the copy's bottom and with no header shared, they
     # were taken for a footer and left out: what remained, edited, scored below verify.
     from nshash.decide import verify_score
-    from nshash.sketch import chrome_lines, member_tail
+    from nshash.edges import chrome_lines, member_tail
 
     rng = random.Random(23)
     body = [paragraph(rng, 4) for _ in range(6)]
@@ -127,7 +129,7 @@ def test_a_copy_that_is_most_of_a_run_from_the_bottom_joins_its_article(
     # paragraph.  A copy on another site, with no footer of its own, ends in the article's two
     # paragraphs: a run from its bottom that holds that line, and is most of the copy.
     from nshash.decide import verify_score
-    from nshash.sketch import chrome_lines, member_tail
+    from nshash.edges import chrome_lines, member_tail
 
     rng = random.Random(31)
     body = [paragraph(rng, 4), paragraph(rng, 4)]
@@ -147,7 +149,7 @@ def test_a_copy_that_is_most_of_a_run_from_the_bottom_joins_its_article(
     _assert_joins(original, copy, native, monkeypatch)
     # Were a footer allowed to be most of the page, the two paragraphs would be one, and left out,
     # unless taken for the article since they are most of the copy (frame.ARTICLE_SHARE).
-    monkeypatch.setattr(nshash.sketch, "_FOOT_SHARE", 1.0)
+    monkeypatch.setattr(nshash.edges, "_FOOT_SHARE", 1.0)
     assert chrome_lines(doc.line_keys, doc.line_grams, told.lines, told.tail) == {count - 2, count - 1}
     assert verify_score(doc, [told]) >= Options().verify
     monkeypatch.setattr(nshash.frame, "ARTICLE_SHARE", 2.0)
@@ -208,7 +210,7 @@ def test_a_copy_on_the_articles_own_site_keeps_its_article(native: bool, monkeyp
     # from top to bottom over its date and editor lines, and all of it was left out as frame (and
     # the article's lines as frame against a reprint on another site too).  The menu and the footer
     # are lines the site's other pages have; the article is not.
-    from nshash.sketch import _past_a_gap
+    from nshash.edges import _past_a_gap
 
     rng = random.Random(73)
 
@@ -245,7 +247,7 @@ def test_a_copy_under_notices_other_sites_copy_keeps_its_article(native: bool, m
     # on another site keeps the article's paragraphs and shares those notices with its original: the
     # run from the bottom went over the copy's own lines and on through the paragraphs, and the whole
     # article was left out as footer.  The notices are lines other clusters have; the paragraphs are not.
-    from nshash.sketch import _above_the_footer
+    from nshash.edges import _above_the_footer
 
     rng = random.Random(29)
 
@@ -322,8 +324,8 @@ def test_a_copy_edited_only_between_its_first_and_last_lines_joins(
     # source, around lines of its own: the shape of a sibling page of the source's site, and the
     # whole reference was left out as frame.  Those own lines are the source's text; a sibling's are
     # another article's.
+    from nshash.edges import chrome_lines, line_filter
     from nshash.frame import edited_middle
-    from nshash.sketch import chrome_lines, line_filter
 
     rng = random.Random(79)
     names = "sine cosine tangent cotangent secant cosecant arcsine arccosine arctangent logarithm exponent root"
@@ -357,7 +359,7 @@ def test_a_copy_below_a_common_menu_and_a_byline_keeps_its_article(
     # Two sites use one menu line and carry one disclaimer.  A copy on the second site keeps the
     # article's first paragraphs verbatim below a byline of its own: the shared header ran from
     # the menu over the byline into the article, which was left out as frame.
-    from nshash.sketch import _past_a_gap
+    from nshash.edges import _past_a_gap
 
     rng = random.Random(67)
     menu = "Home | News | Tech | About | Contact"
@@ -380,10 +382,10 @@ def test_a_copy_below_a_common_menu_and_a_byline_keeps_its_article(
 
 
 def test_a_footer_both_pages_have_stays_frame_above_known_related_titles() -> None:
-    # sketch._own_footer takes a run for the article only when none of its lines are known: two
+    # edges._own_footer takes a run for the article only when none of its lines are known: two
     # articles of one site share a footer that the site's other pages have, and related titles
     # below it may have been seen in other pages' lists too.
-    from nshash.sketch import chrome_lines, member_tail
+    from nshash.edges import chrome_lines, member_tail
 
     rng = random.Random(59)
     header = ["Home | News | Tech | About | Contact", paragraph(rng, 1)]
@@ -544,7 +546,7 @@ def test_a_truncated_copy_under_a_line_of_its_own_joins_its_article(
     # one block, the run from the top and the run from the bottom alike.  Taken for a header and a
     # footer, it left nothing to compare (containment 0.0).  A site's frame holds the member's
     # last lines; this block does not.
-    from nshash.sketch import chrome_lines, member_tail
+    from nshash.edges import chrome_lines, member_tail
 
     rng = random.Random(61)
     article = [paragraph(rng, 3) for _ in range(8)]
@@ -560,7 +562,7 @@ def test_a_truncated_copy_under_a_line_of_its_own_joins_its_article(
     _assert_joins(original, copy, native, monkeypatch)
     if not native:  # were the member's end taken as found, the block would be frame: apart
         monkeypatch.setattr(nshash.decide, "speedups", None)
-        monkeypatch.setattr(nshash.sketch, "_at_the_end", lambda tail, keys, grams, lines: True)
+        monkeypatch.setattr(nshash.edges, "_at_the_end", lambda tail, keys, grams, lines: True)
         nsh = nshash.NSHash()
         nsh.get_similar(original)
         assert nsh.add(copy).is_new
@@ -586,7 +588,7 @@ def test_a_footer_above_another_articles_title_is_still_a_footer() -> None:
     # Two articles of one site, no header shared (their bylines differ), each page ending in a
     # link to another article: the member's last line is a title the page lacks, but its last
     # long line is the footer's, which the page has.
-    from nshash.sketch import chrome_lines, member_tail
+    from nshash.edges import chrome_lines, member_tail
 
     rng = random.Random(23)
     footer = [paragraph(rng, 3), paragraph(rng, 2)]
@@ -607,7 +609,7 @@ def test_a_footer_above_an_edited_line_and_a_page_id_is_still_a_footer() -> None
     # One site's two articles, no header shared (the menu line carries an edit); each page ends in
     # a page id of its own, and one's registration line carries an edit: two short lines of its
     # own below the footer, which were enough to hide it.
-    from nshash.sketch import chrome_lines, member_tail
+    from nshash.edges import chrome_lines, member_tail
 
     rng = random.Random(24)
     notices = [paragraph(rng, 3), paragraph(rng, 2)]

@@ -283,7 +283,7 @@ def test_the_07_excel_example_flow(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 def test_a_one_line_article_between_other_bylines_joins() -> None:
     # The article line is the run shared from the top (over the byline) and from the bottom (over
-    # the footer): one block, not a frame (sketch.chrome_lines).  It was left out as the shared
+    # the footer): one block, not a frame (edges.chrome_lines).  It was left out as the shared
     # header, and two unedited reprints failed verification (an xfail until the one-block rule).
     article = STORIES["地铁"].replace("\n", "")
     nsh = nshash.NSHash()

@@ -9,11 +9,11 @@ import pytest
 import nshash
 import nshash.decide
 import nshash.frame
+from nshash.edges import has_line, line_filter
 from nshash.fingerprint import Fingerprinter, line_key, site_keys
 from nshash.hashing import farmhash64
 from nshash.options import Options
 from nshash.site import SITE_KEYS, SITE_MIN_MATCHES, same_site, site_key
-from nshash.sketch import has_line, line_filter
 from nshash.text import SITE_EDGE_LINES, drop_chrome, normalize_line
 from tests.pages import python_decision
 

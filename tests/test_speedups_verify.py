@@ -13,12 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nshash import boilerplate, decide, estimate, frame, site, sketch
+from nshash import boilerplate, decide, edges, estimate, frame, site, sketch
 from nshash import members as members_module
+from nshash.edges import line_filter, member_tail
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.members import ENTRIES, Member, entry_keys, from_entries, members_at, to_entries
 from nshash.options import Options
-from nshash.sketch import Sketch, line_filter, member_tail
+from nshash.sketch import Sketch
 
 speedups = pytest.importorskip("nshash._speedups", reason="the C accelerator is not built")
 
@@ -27,7 +28,7 @@ SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sa
 
 def test_the_verification_constants_come_from_the_python_specification() -> None:
     for name, value in speedups.VERIFY.items():
-        modules = (frame, estimate, decide, boilerplate, sketch, members_module, site)
+        modules = (frame, estimate, decide, boilerplate, sketch, edges, members_module, site)
         module = next(m for m in modules if hasattr(m, name))
         assert getattr(module, name) == value, name
         assert type(getattr(module, name)) is type(value), name
@@ -66,7 +67,8 @@ def documents(draw: st.DrawFn) -> Features:
     text_grams = draw(st.integers(0, 5000))
     whole, ends = whole_of(draw(st.lists(line_texts, min_size=len(keys), max_size=len(keys))))
     site_of = array("I", draw(site_keys))
-    return Features([], [], 1, Sketch(text_grams, draw(slot_bytes)), keys, grams, whole, ends, site_of)
+    flat = draw(st.booleans())  # a page that came without line breaks: its last line stepped over for a footer
+    return Features([], [], 1, Sketch(text_grams, draw(slot_bytes)), keys, grams, whole, ends, site_of, flat)
 
 
 def c_verify(doc: Features, entries: list[int | None], clusters: int, per: int, known: tuple[int, ...] = ()) -> object:
@@ -81,6 +83,7 @@ def c_verify(doc: Features, entries: list[int | None], clusters: int, per: int, 
         doc.line_ends,
         known,
         doc.site_keys,
+        doc.flat,
     )
 
 
@@ -101,7 +104,7 @@ def members(draw: st.DrawFn) -> Member:
     keys = draw(line_keys)
     grams = draw(st.lists(st.sampled_from([0, 40, 99, 100, 300]), min_size=len(keys), max_size=len(keys)))
     # Its tail names lines of the shared pool (or is not known, as in a member stored before tails).
-    tail = draw(st.sampled_from([0, sketch.member_tail(keys, grams)]))
+    tail = draw(st.sampled_from([0, member_tail(keys, grams)]))
     lines = line_filter(keys) | line_filter(draw(site_keys))
     return Member(Sketch(draw(st.integers(0, 5000)), bytes(slots)), lines, tail)
 
@@ -143,7 +146,7 @@ def test_c_verify_equals_verify_score(
 def test_a_missing_member_hides_the_ones_after_it() -> None:
     member = Member(Sketch(50, bytes(range(128))), line_filter([1, 2]))
     entries = [*([None] * ENTRIES), *to_entries(member)]
-    assert speedups.verify([], [], 50, bytes(range(128)), entries, 1, 2, "", [], [], []) == [(0.0, 0)]
+    assert speedups.verify([], [], 50, bytes(range(128)), entries, 1, 2, "", [], [], [], False) == [(0.0, 0)]
     assert members_at(entries, 0, 2) == []
 
 
@@ -195,20 +198,23 @@ def test_ids_past_the_c_keys_are_left_to_python(cluster: int) -> None:
 @pytest.mark.parametrize(
     ("args", "error"),
     [
-        (([], [], 1, b"x", [], 0, 3, "", [], [], []), ValueError),  # slots of the wrong size
-        (([1], [], 1, bytes(128), [], 0, 3, "", [], [], []), ValueError),  # lines and grams differ
-        (([], [], 1, bytes(128), [None], 1, 3, "", [], [], []), ValueError),  # entries do not fit
-        (([], [], 1, bytes(128), [], 0, 5, "", [], [], []), ValueError),  # more members than the layout holds
-        (([], [], 1, bytes(128), ["x"] * ENTRIES, 1, 1, "", [], [], []), TypeError),
-        (([], [], 1, bytes(128), [2**64] * ENTRIES, 1, 1, "", [], [], []), OverflowError),
-        (([], [], 1, bytes(128), [], 0, 3, b"", [], [], []), TypeError),  # whole is not a str
-        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [4], [], []), ValueError),  # a line ends past the text
-        (([1, 2], [5, 5], 1, bytes(128), [], 0, 3, "abc", [2, 1], [], []), ValueError),  # ends fall
-        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [], [], []), ValueError),  # a line without an end
-        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [3], [1], []), ValueError),  # a known line it lacks
-        (([], [], 1, bytes(128), [], 0, 3, "", [], [], [], 1), TypeError),  # one argument too many
-        (([], [], 1, bytes(128), [], 0, 3, "", [], [], list(range(17))), ValueError),  # more site keys than a page has
-        (([], [], 1, bytes(128), [], 0, 3, "", [], [], None), TypeError),  # site keys are not a sequence
+        (([], [], 1, b"x", [], 0, 3, "", [], [], [], False), ValueError),  # slots of the wrong size
+        (([1], [], 1, bytes(128), [], 0, 3, "", [], [], [], False), ValueError),  # lines and grams differ
+        (([], [], 1, bytes(128), [None], 1, 3, "", [], [], [], False), ValueError),  # entries do not fit
+        (([], [], 1, bytes(128), [], 0, 5, "", [], [], [], False), ValueError),  # more members than the layout holds
+        (([], [], 1, bytes(128), ["x"] * ENTRIES, 1, 1, "", [], [], [], False), TypeError),
+        (([], [], 1, bytes(128), [2**64] * ENTRIES, 1, 1, "", [], [], [], False), OverflowError),
+        (([], [], 1, bytes(128), [], 0, 3, b"", [], [], [], False), TypeError),  # whole is not a str
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [4], [], [], False), ValueError),  # a line ends past the text
+        (([1, 2], [5, 5], 1, bytes(128), [], 0, 3, "abc", [2, 1], [], [], False), ValueError),  # ends fall
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [], [], [], False), ValueError),  # a line without an end
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [3], [1], [], False), ValueError),  # a known line it lacks
+        (([], [], 1, bytes(128), [], 0, 3, "", [], [], [], False, 1), TypeError),  # one argument too many
+        (
+            ([], [], 1, bytes(128), [], 0, 3, "", [], [], list(range(17)), False),
+            ValueError,
+        ),  # more site keys than a page has
+        (([], [], 1, bytes(128), [], 0, 3, "", [], [], None, False), TypeError),  # site keys are not a sequence
     ],
 )
 def test_c_verify_refuses_bad_arguments(args: tuple[object, ...], error: type[Exception]) -> None:
