@@ -34,6 +34,7 @@ ODD_PAGES = [
     "\U0001f600 an emoji line that is long enough.\nAnother line of text, long enough too.",
     "x\n" * 300,
     PYTHON_FEATURES_PAGE,
+    "A page whose line breaks were removed, sentence after sentence. " * 12,  # Features.flat
 ]
 
 
@@ -61,6 +62,7 @@ def wide_page() -> Features:
 def test_features_come_back_equal(hashfunc: str) -> None:
     texts, _ = make_corpus(seed=2, articles=8)
     features = [*features_of([*texts, *ODD_PAGES], hashfunc), wide_page()]
+    assert any(f.flat for f in features) and not all(f.flat for f in features)
     assert list(unpack(pack_python(features))) == features
     assert list(unpack(pack(features))) == features
     assert list(unpack(pack([]))) == []
@@ -181,6 +183,7 @@ def any_features(draw: st.DrawFn) -> Features:
         draw(st.text(max_size=40)),  # any code point, lone surrogates included
         array("q" if ends_wide else "I", draw(st.lists(st.integers(0, ends_top), min_size=lines, max_size=lines))),
         array("I", draw(st.lists(st.integers(0, 2**32 - 1), max_size=16))),  # site keys
+        draw(st.booleans()),  # flat
     )
 
 
