@@ -146,7 +146,6 @@ static int unescape(Py_UCS4 **s, Py_ssize_t *len, Py_ssize_t *capacity) {
     return done == NULL ? -1 : 0;
 }
 
-/* Fingerprinter.features: clean, line keys, split, rank and key, whole-text key and sketch. */
 /* The first c in s[0:n], or NULL. */
 static const Py_UCS4 *memchr_ucs4(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 c) {
     for (Py_ssize_t i = 0; i < n; i++)
@@ -154,6 +153,7 @@ static const Py_UCS4 *memchr_ucs4(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 c) {
     return NULL;
 }
 
+/* Fingerprinter.features: clean, line keys, split, rank and key, whole-text key and sketch. */
 static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
