@@ -40,6 +40,7 @@ VERIFY = {
         *("MAX_CANDIDATES", "VOTED_SHARE", "MAJORITY_SHARE", "MAJORITY_EASING", "FRAMELESS_EASING"),
         *("CJK_PAGE", "CJK_EASING", "MERGE_MARGIN", "CLEAR_MARGIN"),
     ),
+    "votes": ("UNRELATED", "OWN_VOTES"),
     "boilerplate": ("UNSEEN", "BOILERPLATE", "CONTENT", "SHARED_LINE", "LINE_LIMIT"),
     "frame": (
         "OWN_KNOWN",

@@ -27,7 +27,7 @@ typedef struct {
     int votes, top;
 } tally;
 
-/* decide._count: the clusters the sentences point to, with how many of all and of the top n. */
+/* votes.count_votes: the clusters the sentences point to, with how many of all and of the top n. */
 static int count_votes(const int64_t *values, int looked, int top, tally *out) {
     int found = 0;
     for (int i = 0; i < looked; i++) {
@@ -319,8 +319,19 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (count < 0) goto done;
         stored[c] = count;
         scores[c] = verify_score(&d, &doc, found, count, head, foot, &t);
+    }
+    /* votes.vote_shares: the top sentences that led to an unrelated candidate leave a well-voted one's vote */
+    int voters = top;
+    for (int c = 0; c < candidates; c++)
+        if (scores[c] <= UNRELATED) voters -= votes[c].top;
+    for (int c = 0; c < candidates; c++) {
+        int count = stored[c];
+        if (candidates > 1) { /* again: what follows reads this candidate's members and frame */
+            if (load_members(&s, votes[c].id, (int)o.members, found) < 0) goto done;
+            verify_score(&d, &doc, found, count, head, foot, &t);
+        }
         /* decide.agrees */
-        double share = (double)votes[c].top / (double)top;
+        double share = (double)votes[c].top / (double)(votes[c].top >= OWN_VOTES && voters > 0 ? voters : top);
         int framed = 0; /* verify_score left the frame shared with these members in d.frame */
         for (Py_ssize_t i = 0; i < d.count && !framed; i++) framed = d.frame[i];
         double need = framed ? o.verify : o.verify - FRAMELESS_EASING;

@@ -264,7 +264,7 @@ class NSHash(Compat07, Index):
         ``similar_id``, ``is_new``, ``score`` and ``matched`` are :meth:`query`'s
         :class:`~nshash.Match`; ``candidates`` lists each candidate cluster with
         ``sentences`` (the looked-up sentences that point to it), ``share`` (of
-        the ``n`` longest), ``containment`` (the verified score against its
+        the ``n`` longest, :func:`~nshash.votes.vote_shares`), ``containment`` (the verified score against its
         closest member), ``shared_frame`` (the page's lines, normalised, that
         it shares with the members as a header or footer and that were left out
         of the comparison), ``frame_seen_elsewhere`` (where it shares none: its

@@ -10,7 +10,8 @@ the same function and is tested against it).
    to be boilerplate (:mod:`nshash.boilerplate`) do not count.  The clusters
    most of the ``n + extra`` looked-up sentences point to are the candidates
    (at most ``MAX_CANDIDATES``); the share of the top ``n`` that point to one
-   is its vote.
+   is its vote, of those that do not lead to a candidate the page shares
+   nothing else with (:func:`~nshash.votes.vote_shares`).
 3. **Verification.**  A candidate is joined only when the whole texts agree:
    the estimated containment of the smaller text in the larger one, between
    the document's sketch and the sketch of one of the cluster's first
@@ -79,6 +80,7 @@ from nshash.options import Options
 from nshash.site import same_site
 from nshash.stores.view import StoreView
 from nshash.text import cjk_share
+from nshash.votes import count_votes, vote_shares
 
 #: Candidate clusters verified per document: the ones most sentences point to, a tie to the newest (copies
 #: arrive near their original; an old cluster that ties is more often one whose sentences a page family shares).
@@ -209,15 +211,15 @@ def assign_python(
         return Match(root, False, 1.0, (root,))
     # A sentence matches through its head or, when an edit spoiled that, its tail.
     matches = [head or tail for head, tail in zip(values[0::2], values[1::2])]
-    votes = _count([head or tail for head, tail in zip(looked_up[0::2], looked_up[1::2])])
-    top_votes = _count(matches)
+    votes = count_votes([head or tail for head, tail in zip(looked_up[0::2], looked_up[1::2])])
+    top_votes = count_votes(matches)
     need = min(options.min_match, len(matches))
     candidates = sorted((c for c in votes if votes[c] >= need), key=lambda c: (-votes[c], -c))[:MAX_CANDIDATES]
     lines, roots = line_roots(view, features.line_keys, features.line_grams, candidates)
     entries = load_entries(view, candidates, options.members)
     known = known_lines(lines, [roots[c] for c in candidates])
     verified = dict(zip(candidates, verify_clusters(features, entries, len(candidates), options.members, known)))
-    share = {c: top_votes.get(c, 0) / len(matches) for c in candidates}
+    share = vote_shares(candidates, top_votes, {c: verified[c][0] for c in candidates}, len(matches))
     cjk = bool(candidates) and cjk_page(features)
     # Just below verify, whether the page shares a frame with the candidate's members matters (rare).
     frameless = {
@@ -351,14 +353,6 @@ def join_by_lines(
         trace[-1] |= {"same_site": any(same_site(features.site_keys, m.lines) for m in members), "by_lines": True}
         trace[-1]["members_overlapping"] = members_overlapping(features, members, known)
     return (cluster, score, found) if passed else None
-
-
-def _count(matches: list[int | None]) -> dict[int, int]:
-    votes: dict[int, int] = {}
-    for match in matches:
-        if match:
-            votes[match] = votes.get(match, 0) + 1
-    return votes
 
 
 def agrees(score: float, share: float, options: Options, frameless: bool = False, cjk: bool = False) -> bool:

@@ -15,6 +15,7 @@ import nshash.decide
 import nshash.fingerprint
 import nshash.frame
 import nshash.members
+import nshash.votes
 from nshash.boilerplate import BOILERPLATE, CONTENT
 from nshash.options import OPTIONS_VERSION, Options
 from nshash.sketch import containment, sketch
@@ -321,3 +322,40 @@ def test_a_copy_verified_outright_joins_its_story_over_its_sites_notices(
     assert nshash.decide.clearly_closer(1, [1, 2], {1: 0.5, 2: 0.69}, {2}) == 1  # not by the margin
     assert nshash.decide.clearly_closer(1, [1, 2, 3], {1: 0.5, 2: 0.75, 3: 0.9}, {2, 3, 1}) == 1  # best outright
     assert nshash.decide.clearly_closer(1, [1, 2, 3], {1: 0.5, 2: 0.75, 3: 0.9}, {2, 3}) == 3
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_sentences_that_lead_to_unrelated_pages_leave_the_vote(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A copy's three longest sentences are notices, each also on an older page that shares nothing else
+    # with it; its story's own two whole sentences were two votes of five, too few for its edited text.
+    python_decision(native, monkeypatch)
+    rng = random.Random(1)
+    notices = [sentence(rng, 24) for _ in range(3)]
+    whole = [sentence(rng, 18) for _ in range(2)]
+    edited = [sentence(rng, 14) for _ in range(4)]
+
+    def reworded(line: str) -> str:
+        words = line[:-1].split(" ")
+        words[::3] = [rng.choice(WORDS) for _ in words[::3]]
+        return " ".join(words).capitalize() + "."
+
+    nsh = nshash.NSHash()
+    older = [nsh.get_similar("\n".join([paragraph(rng, 8), notice, paragraph(rng, 8)])) for notice in notices]
+    original = nsh.get_similar("\n".join([whole[0], *edited[:2], whole[1], *edited[2:]]))
+    copy = "\n".join([*notices, whole[0], *map(reworded, edited[:2]), whole[1], *map(reworded, edited[2:])])
+    by_cluster = {candidate["cluster"]: candidate for candidate in nsh.explain_decision(copy)["candidates"]}
+    assert set(by_cluster) == {*older, original}
+    assert all(by_cluster[page]["containment"] <= nshash.votes.UNRELATED for page in older)
+    assert by_cluster[original]["sentences"] == 2 and by_cluster[original]["share"] == 1.0  # 2 of 5 before
+    assert by_cluster[original]["containment"] < nsh.opts.verify
+    assert nsh.get_similar(copy) == original
+
+
+def test_vote_shares_leave_out_the_votes_for_unrelated_candidates() -> None:
+    from nshash.votes import OWN_VOTES, UNRELATED, vote_shares
+
+    assert OWN_VOTES == 2
+    shares = vote_shares([1, 2, 3], {1: 2, 2: 1, 3: 1}, {1: 0.5, 2: UNRELATED, 3: UNRELATED + 0.01}, 5)
+    assert shares == {1: 0.5, 2: 0.2, 3: 0.2}  # 1: two votes of the 4 left; one vote keeps its share of 5
+    assert vote_shares([1, 2], {1: 2, 2: 3}, {1: 0.0, 2: 0.1}, 5) == {1: 0.4, 2: 0.6}  # nobody left to vote
+    assert vote_shares([1, 2], {1: 1}, {1: 0.9, 2: 0.9}, 5) == {1: 0.2, 2: 0.0}
