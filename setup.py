@@ -38,8 +38,9 @@ VERIFY = {
     "decide": (
         *("LINE_PARAGRAPH", "LINE_CANDIDATE"),
         *("MAX_CANDIDATES", "VOTED_SHARE", "MAJORITY_SHARE", "MAJORITY_EASING", "FRAMELESS_EASING"),
-        *("CJK_PAGE", "CJK_EASING", "MERGE_MARGIN", "CLEAR_MARGIN"),
+        *("CJK_EASING", "MERGE_MARGIN", "CLEAR_MARGIN"),
     ),
+    "verify": ("CJK_PAGE",),
     "votes": ("UNRELATED", "OWN_VOTES"),
     "boilerplate": ("UNSEEN", "BOILERPLATE", "CONTENT", "SHARED_LINE", "LINE_LIMIT"),
     "frame": (

@@ -1,7 +1,7 @@
 /*
  * nshash/_assign.h: decide.assign in C, on the memory store's own tables:
  * one C call a page on the default path, as decide.assign specifies it
- * (with clusters.find_roots and merge, decide.members_score,
+ * (with clusters.find_roots and merge, verify.members_score,
  * boilerplate.line_roots, record_lines, record_evidence, members.add_member
  * and boilerplate.unstored_keys).
  *
@@ -161,7 +161,7 @@ static int line_candidate(const doc_lines *d, const Py_ssize_t *lines, const int
 }
 
 /*
- * decide.members_score: how much two clusters' members agree, the header and footer the document shares with
+ * verify.members_score: how much two clusters' members agree, the header and footer the document shares with
  * both left out (edges.shared_chrome).  nothing: d->count zero bytes (no known lines); head, foot: scratch.
  */
 static double members_score(doc_lines *d, const member *these, int count, const member *those, int other_count,
@@ -308,7 +308,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         t.known[lines[i]] = (unsigned char)(seen != UNSEEN && !candidate);
         known_any |= t.known[lines[i]];
     }
-    /* decide.verify_clusters */
+    /* verify.verify_clusters */
     member doc, found[MAX_MEMBERS];
     if (read_sketch(PyTuple_GET_ITEM(sketch_obj, 0), PyTuple_GET_ITEM(sketch_obj, 1), &doc) < 0) goto done;
     double scores[MAX_CANDIDATES];

@@ -71,7 +71,7 @@ static double trusted_containment(const member *a, const member *b, Py_ssize_t c
     return score > 0.0 ? score : 0.0;
 }
 
-/* estimate.body_score; cjk: decide.cjk_page of the document */
+/* estimate.body_score; cjk: verify.cjk_page of the document */
 static double body_score(const member *body, const member *other, int cjk) {
     Py_ssize_t small = body->grams < other->grams ? body->grams : other->grams;
     Py_ssize_t large = body->grams < other->grams ? other->grams : body->grams;

@@ -129,7 +129,7 @@ typedef struct {
     int article_sketched; /* article holds the sketch without the known lines (frame.own_article) */
     member article;
     Py_UCS4 *scratch;     /* length + 1 code points */
-    int cjk;              /* decide.cjk_page, -1 until asked (doc_cjk) */
+    int cjk;              /* verify.cjk_page, -1 until asked (doc_cjk) */
 } doc_text;
 
 /* members.from_entries over a member's ENTRIES words, all stored. */

@@ -14,7 +14,7 @@
  *       then.  Rare entities go through html.unescape, called from the C.
  *   tables() -> dict: the tables the C holds, for the test against nshash.text.
  *   verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known, site_keys)
- *       -> [(score, members found)]: nshash.decide.verify_score of a document
+ *       -> [(score, members found)]: nshash.verify.verify_score of a document
  *       against each cluster's stored members (_verify.h, over _member.h,
  *       _estimate.h and _frame.h).
  *   member_entries(line_keys, line_grams, grams, slots, site_keys) -> list: members.stored_form of a document.
@@ -402,7 +402,7 @@ static PyMethodDef methods[] = {
     {"verify", (PyCFunction)(void (*)(void))verify, METH_FASTCALL,
      "verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known, site_keys) "
      "-> [(score, found)]: "
-     "nshash.decide.verify_score against each cluster's stored members."},
+     "nshash.verify.verify_score against each cluster's stored members."},
     {"member_entries", (PyCFunction)(void (*)(void))member_entries, METH_FASTCALL,
      "member_entries(line_keys, line_grams, grams, slots, site_keys) -> list: nshash.members.stored_form of a "
      "document."},

@@ -1,7 +1,7 @@
 /*
- * nshash/_verify.h: verification in C, as nshash.decide specifies it: a
+ * nshash/_verify.h: verification in C, as nshash.verify specifies it: a
  * document's score against each candidate cluster's stored members
- * (decide.verify_score over members.from_entries), reading a document and its
+ * (verify.verify_score over members.from_entries), reading a document and its
  * members from Python, the stored form of a document (members.to_entries of
  * its sketch and line filter) and the keys members are stored under
  * (members.entry_keys).  Built on _member.h, _estimate.h and _frame.h.
@@ -10,7 +10,7 @@
 #ifndef NSHASH_VERIFY_H
 #define NSHASH_VERIFY_H
 
-/* decide.cjk_page: whether at least CJK_PAGE of the whole normalised text is CJK characters (asked once). */
+/* verify.cjk_page: whether at least CJK_PAGE of the whole normalised text is CJK characters (asked once). */
 static int doc_cjk(doc_text *t) {
     if (t->cjk >= 0) return t->cjk;
     Py_ssize_t cjk = 0;
@@ -20,7 +20,7 @@ static int doc_cjk(doc_text *t) {
     return t->cjk;
 }
 
-/* decide.verify_score: the document (its sketch in *doc) against count members; t->known: frame.known_lines. */
+/* verify.verify_score: the document (its sketch in *doc) against count members; t->known: frame.known_lines. */
 static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
                            unsigned char *foot, doc_text *t) {
     memset(d->frame, 0, (size_t)d->count);

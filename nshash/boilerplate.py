@@ -13,7 +13,7 @@ only on failed verifications, so two pages of a site suffice.
 A page *line* is frame (a site's menu, footer, notice) once it has been seen
 in two clusters: the ``line`` table keeps the cluster each line was first
 seen in, then :data:`SHARED_LINE`.  Verification sketches a page without the
-lines that other clusters have (:func:`nshash.decide.verify_score`).
+lines that other clusters have (:func:`nshash.verify.verify_score`).
 """
 
 from __future__ import annotations

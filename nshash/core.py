@@ -23,7 +23,6 @@ from nshash.decide import (
     agrees,
     assign,
     assign_python,
-    cjk_page,
     eased_need,
     whole_text_need,
 )
@@ -37,6 +36,7 @@ from nshash.packed import HEADER_SIZE, check, unpack
 from nshash.stores import HashDB
 from nshash.stores.view import StoreView
 from nshash.text import coerce_document
+from nshash.verify import cjk_page
 from nshash.views import DryRun
 
 

@@ -41,8 +41,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from nshash._accel import speedups
-from nshash.bodies import KNOWN_FRAME, body_agrees, line_body_agrees
+from nshash.bodies import body_agrees, line_body_agrees
 from nshash.boilerplate import (
     BOILERPLATE,
     FP,
@@ -54,32 +53,25 @@ from nshash.boilerplate import (
     without_boilerplate,
 )
 from nshash.clusters import find_roots, merge
-from nshash.edges import lines_in, shared_chrome
-from nshash.estimate import (
-    body_score,
-    corroborated,
-    frame_free_score,
-    overlapping,
-    trusted_containment,
-    unframed_score,
-)
 from nshash.fingerprint import Features
 from nshash.frame import (
-    body_sketch,
     edited_copy,
     known_lines,
-    own_article,
     shared_frame,
-    surrounds,
     unframed_lines,
 )
 from nshash.match import Match
-from nshash.members import Member, add_member, load_entries, members_at
+from nshash.members import add_member, load_entries, members_at
 from nshash.native import assign_native
 from nshash.options import Options
 from nshash.site import same_site
 from nshash.stores.view import StoreView
-from nshash.text import cjk_share
+from nshash.verify import (
+    cjk_page,
+    members_overlapping,
+    members_score,
+    verify_clusters,
+)
 from nshash.votes import count_votes, vote_shares
 
 #: Candidate clusters verified per document: the ones most sentences point to, a tie to the newest (copies
@@ -115,7 +107,6 @@ MAJORITY_EASING: Final = 0.1
 #: its standard opening paragraph, joined on it at 0.63); zh files at F1 0.95
 #: or more 38 -> 41 of 44; the real pages, the sample and its popular-story
 #: check unchanged.
-CJK_PAGE: Final = 0.5
 CJK_EASING: Final = 0.05
 #: Between pages of different sites (they share no header and footer with
 #: the candidate's members), ``verify - FRAMELESS_EASING`` suffices: a reprint
@@ -388,104 +379,3 @@ def eased_need(share: float, options: Options, cjk: bool = False) -> float:
     """
     need = options.verify_voted - CJK_EASING if cjk else options.verify_voted
     return need - MAJORITY_EASING if share >= MAJORITY_SHARE else need
-
-
-def cjk_page(features: Features) -> bool:
-    """Whether at least :data:`CJK_PAGE` of the page's normalised text is CJK characters."""
-    return cjk_share(features.whole) >= CJK_PAGE
-
-
-def verify_score(features: Features, members: list[Member], known: Sequence[int] = ()) -> float:
-    """How much the document and the closest of a cluster's members agree (:func:`member_scores`).
-
-    A later member's score counts only if another overlaps the page too (:func:`~nshash.estimate.corroborated`).
-    """
-    return corroborated(features.sketch, [member.sketch for member in members], member_scores(features, members, known))
-
-
-def members_overlapping(features: Features, members: list[Member], known: Sequence[int] = ()) -> int:
-    """How many of a cluster's members overlap the document (:func:`~nshash.estimate.overlapping`; for the trace)."""
-    return overlapping(features.sketch, [member.sketch for member in members], member_scores(features, members, known))
-
-
-def member_scores(features: Features, members: list[Member], known: Sequence[int] = ()) -> list[float]:
-    """How much the document and each of a cluster's members agree, their shared header and footer left out.
-
-    A line that is frame against one member is frame against all (a notice copied verbatim across
-    sites sits in the middle of another site's page, where no edge run finds it).  ``known``: the
-    document's lines that other clusters have (:func:`~nshash.frame.known_lines`); the page without
-    them and its frame, and without them alone when they are all it has of its own
-    (:func:`~nshash.frame.own_article`), is compared too (:func:`~nshash.estimate.body_score`): the
-    highest of these counts.  Where no frame is shared, such lines a member has too may be one all the
-    same: the whole-text score is then bounded by :func:`~nshash.estimate.unframed_score`.
-    """
-    keys, grams = features.line_keys, features.line_grams
-    frame = shared_frame(features, members, known)
-    around = surrounds(frame, grams)
-    drop = frame.union(known)
-    body = body_sketch(features, drop) if drop and members else None
-    article = own_article(features, frame, known) if members else None
-    cjk = (body is not None or article is not None) and cjk_page(features)
-    scores = []
-    for member in members:
-        chrome = lines_in(keys, grams, frame, member.lines)
-        site = same_site(features.site_keys, member.lines)
-        score = trusted_containment(features.sketch, member.sketch, chrome, around, site)
-        if body is not None:
-            if lines_in(keys, grams, frame.intersection(known), member.lines) >= KNOWN_FRAME * chrome:
-                score = frame_free_score(body, features.sketch, member.sketch, chrome, score, site)
-            if not frame:
-                known_grams = lines_in(keys, grams, drop, member.lines)
-                score = min(score, unframed_score(body, features.sketch, member.sketch, known_grams, site))
-            score = max(score, body_score(body, member.sketch, cjk))
-        if article is not None:
-            score = max(score, body_score(article, member.sketch, cjk))
-        scores.append(score)
-    return scores
-
-
-def members_score(features: Features, these: list[Member], those: list[Member]) -> float:
-    """How much two clusters agree: the highest containment between their members.
-
-    The header and footer left out are the document's edge lines that both
-    members have (seen through the document that verified against both).
-    """
-    best = 0.0
-    for a in these:
-        for b in those:
-            chrome = shared_chrome(features.line_keys, features.line_grams, a.lines & b.lines, features.flat)
-            best = max(best, trusted_containment(a.sketch, b.sketch, chrome))
-    return best
-
-
-def verify_clusters(
-    features: Features,
-    entries: list[int | None],
-    clusters: int,
-    members: int,
-    known: Sequence[int] = (),
-) -> list[tuple[float, int]]:
-    """:func:`verify_score` against each of ``clusters`` clusters stored in ``entries``, and their members found.
-
-    ``entries`` as :func:`load_entries` reads them; ``known``: the document's lines other clusters
-    have (:func:`~nshash.frame.known_lines`).  Computed by the C
-    accelerator when it is there (:mod:`nshash._accel`), else here.
-    """
-    if speedups is not None:
-        return list(
-            speedups.verify(
-                features.line_keys,
-                features.line_grams,
-                *features.sketch,
-                entries,
-                clusters,
-                members,
-                features.whole,
-                features.line_ends,
-                known,
-                features.site_keys,
-                features.flat,
-            )
-        )
-    found = [members_at(entries, index, members) for index in range(clusters)]
-    return [(verify_score(features, these, known), len(these)) for these in found]

@@ -1,6 +1,6 @@
 """How far a containment estimate between two sketches can be trusted: sizes, a shared frame, a page's body.
 
-:func:`nshash.decide.verify_score` scores a document against a cluster's
+:func:`nshash.verify.verify_score` scores a document against a cluster's
 members with these; the C (``nshash/_estimate.h``) implements them too, tested
 against these.
 """
@@ -49,7 +49,7 @@ FRAME_ERRORS: Final = 1.0
 BODY_MIN_GRAMS: Final = 100
 BODY_SIZE_RATIO: Final = 3
 BODY_ERRORS: Final = 1.0
-#: On a mostly CJK page (:func:`~nshash.decide.cjk_page`) a body of
+#: On a mostly CJK page (:func:`~nshash.verify.cjk_page`) a body of
 #: ``CJK_BODY_GRAMS`` grams or more, within :data:`SIZE_RATIO` of the member's
 #: size, counts ``CJK_BODY_ERRORS`` standard errors below its estimate, not
 #: ``BODY_ERRORS``, and without :data:`BODY_SIZE_RATIO`.  Five CJK characters

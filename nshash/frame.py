@@ -1,6 +1,6 @@
 """A page's frame: the header and footer it shares with a cluster's members, and the lines other clusters have.
 
-Verification (:func:`nshash.decide.verify_score`) leaves the frame out of the
+Verification (:func:`nshash.verify.verify_score`) leaves the frame out of the
 comparison; these helpers find it.  The C (``nshash/_frame.h``) implements
 them too, tested against these.
 """

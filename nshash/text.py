@@ -47,7 +47,7 @@ _CJK_CLASS: Final = "".join(f"{chr(low)}-{chr(high)}" for low, high in CJK_RANGE
 _CJK_RE: Final = re.compile(f"[{_CJK_CLASS}]")
 
 
-@lru_cache(maxsize=8)  # decide.cjk_page asks it of a page once for each candidate it verifies
+@lru_cache(maxsize=8)  # verify.cjk_page asks it of a page once for each candidate it verifies
 def cjk_share(text: str) -> float:
     """The share of ``text``'s characters that are CJK (:data:`CJK_RANGES`); 0.0 for an empty text."""
     return (len(text) - len(_CJK_RE.sub("", text))) / len(text) if text else 0.0

@@ -15,6 +15,7 @@ import nshash.edges
 import nshash.fingerprint
 import nshash.frame
 import nshash.members
+import nshash.verify
 from nshash.edges import line_filter
 from nshash.members import Member
 
@@ -95,7 +96,7 @@ def assert_rule_joins(
         monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
     assert copy_joins()
     if not native:
-        monkeypatch.setattr(nshash.decide, "speedups", None)
+        monkeypatch.setattr(nshash.verify, "speedups", None)
         assert copy_joins()
         monkeypatch.setattr(module, rule, off)
         assert not copy_joins()
@@ -107,7 +108,7 @@ def python_decision(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
 
     if not native:
         monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
-        monkeypatch.setattr(nshash.decide, "speedups", None)
+        monkeypatch.setattr(nshash.verify, "speedups", None)
 
 
 def page_features(text: str) -> nshash.fingerprint.Features:

@@ -15,6 +15,7 @@ import nshash.decide
 import nshash.fingerprint
 import nshash.frame
 import nshash.members
+import nshash.verify
 import nshash.votes
 from nshash.boilerplate import BOILERPLATE, CONTENT
 from nshash.options import OPTIONS_VERSION, Options
@@ -205,7 +206,7 @@ def test_a_copy_verified_with_two_clusters_joins_the_one_its_sentences_point_to(
     assert first.is_new and other.is_new and first.similar_id != other.similar_id
     features = nsh.fingerprinter.features(text)
     member = nshash.members.load_members(nsh.store, [other.similar_id], 1)[other.similar_id]
-    assert nshash.decide.verify_score(features, member) == 1.0  # the quoted page agrees fully
+    assert nshash.verify.verify_score(features, member) == 1.0  # the quoted page agrees fully
     copy = nsh.add(text)
     assert set(copy.matched) == {first.similar_id} and copy.score < 1.0
 
@@ -251,11 +252,11 @@ def test_sentence_votes_ask_less_of_a_mostly_cjk_page() -> None:
         FRAMELESS_EASING,
         MAJORITY_EASING,
         agrees,
-        cjk_page,
         eased_need,
         whole_text_need,
     )
     from nshash.fingerprint import Fingerprinter
+    from nshash.verify import cjk_page
 
     opts = Options()
     assert eased_need(0.4, opts, cjk=True) == opts.verify_voted - CJK_EASING

@@ -12,6 +12,7 @@ import nshash.decide
 import nshash.fingerprint
 import nshash.frame
 import nshash.members
+import nshash.verify
 from nshash.edges import line_filter
 from nshash.members import Member
 from nshash.options import Options
@@ -26,7 +27,7 @@ def test_a_notice_copied_across_sites_is_frame_against_every_member() -> None:
     Against the other site's copy of the article no edge run finds them; they
     are still frame there, because they are frame against the first member.
     """
-    from nshash.decide import verify_score
+    from nshash.verify import verify_score
 
     rng = random.Random(7)
     notice, licence = paragraph(rng, 3), paragraph(rng, 3)
@@ -464,7 +465,7 @@ def test_pages_whose_frame_no_edge_run_finds_are_compared_without_lines_seen_els
     assert all(match.is_new for match in (t, u, a, b))
     assert not copy.is_new and copy.similar_id == a.similar_id
     if not native:  # without the rule (verified in Python), the site's pages join another site's page
-        monkeypatch.setattr(nshash.decide, "speedups", None)
+        monkeypatch.setattr(nshash.verify, "speedups", None)
         assert len({match.similar_id for match in run()}) == 4
         monkeypatch.setattr(nshash.estimate, "UNFRAMED_KNOWN", 2.0)
         t, u, a, b, _ = run()

@@ -12,6 +12,7 @@ import nshash.decide
 import nshash.fingerprint
 import nshash.frame
 import nshash.members
+import nshash.verify
 from tests.pages import assert_rule_joins, ideographs, paragraph
 
 
@@ -156,7 +157,7 @@ def test_the_body_check_of_a_chinese_page_is_not_eased(native: bool, monkeypatch
     pages = edited_sample(16, 3)
     if not native:
         monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
-        monkeypatch.setattr(nshash.decide, "speedups", None)
+        monkeypatch.setattr(nshash.verify, "speedups", None)
     nsh = nshash.NSHash()
     first = [nsh.get_similar(page) for page in pages[:15]][5]
     (candidate,) = nsh.explain_decision(pages[15])["candidates"]

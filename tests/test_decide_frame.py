@@ -13,6 +13,7 @@ import nshash.edges
 import nshash.fingerprint
 import nshash.frame
 import nshash.members
+import nshash.verify
 from nshash.edges import line_filter
 from nshash.members import Member
 from nshash.options import Options
@@ -34,8 +35,9 @@ from tests.pages import (
 @pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
 def test_a_reprint_on_another_site_joins_just_below_verify(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """decide.FRAMELESS_EASING: sharing no frame with the members, a little less than ``verify`` suffices."""
-    from nshash.decide import FRAMELESS_EASING, verify_score
+    from nshash.decide import FRAMELESS_EASING
     from nshash.stores.memory import HashDBMemory
+    from nshash.verify import verify_score
 
     rng = random.Random(13)
     site, other = make_site(rng), make_site(rng)
@@ -96,8 +98,8 @@ def test_a_copy_without_a_footer_of_its_own_joins_its_article(native: bool, monk
     # The copy's last paragraphs are the original's last ones, verbatim; the original has its
     # site's footer below them.  Shared from the copy's bottom and with no header shared, they
     # were taken for a footer and left out: what remained, edited, scored below verify.
-    from nshash.decide import verify_score
     from nshash.edges import chrome_lines, member_tail
+    from nshash.verify import verify_score
 
     rng = random.Random(23)
     body = [paragraph(rng, 4) for _ in range(6)]
@@ -128,8 +130,8 @@ def test_a_copy_that_is_most_of_a_run_from_the_bottom_joins_its_article(
     # The original's footer lines are all short, so its last long line is its article's last
     # paragraph.  A copy on another site, with no footer of its own, ends in the article's two
     # paragraphs: a run from its bottom that holds that line, and is most of the copy.
-    from nshash.decide import verify_score
     from nshash.edges import chrome_lines, member_tail
+    from nshash.verify import verify_score
 
     rng = random.Random(31)
     body = [paragraph(rng, 4), paragraph(rng, 4)]
@@ -436,7 +438,7 @@ def test_a_copy_whose_own_lines_are_its_sites_frame_joins_its_article(
         monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
     assert copy_joins()
     if not native:  # and without the rule (in the Python verification) it stays apart
-        monkeypatch.setattr(nshash.decide, "speedups", None)
+        monkeypatch.setattr(nshash.verify, "speedups", None)
         assert copy_joins()
         monkeypatch.setattr(nshash.frame, "OWN_KNOWN", 2.0)
         assert not copy_joins()
@@ -489,7 +491,7 @@ def test_menu_pages_sharing_their_longest_paragraphs_line_for_line_stay_apart(
 
     assert not joined()
     if not native:  # without the rule (in the Python decision) the votes join them
-        monkeypatch.setattr(nshash.decide, "speedups", None)
+        monkeypatch.setattr(nshash.verify, "speedups", None)
         monkeypatch.setattr(nshash.frame, "SIBLING_RUNS", 10**6)
         assert joined()
 
@@ -507,15 +509,15 @@ def test_a_copy_ending_in_the_article_its_original_ends_in_joins_it(
     original = "\n".join([title, *article])
     copy = "\n".join([title[:20], "Source: Example Daily, by A. Writer, 2020-02-22", *article])
     doc, member = page_features(copy), stored_member(original)
-    assert nshash.decide.verify_score(doc, [member]) > 0.9
+    assert nshash.verify.verify_score(doc, [member]) > 0.9
     assert nshash.frame.shared_frame(doc, [member]) == set()
     assert nshash.frame.shared_frame(doc, [member], [2, 3]) == {2, 3}  # lines seen elsewhere: a footer after all
     _assert_joins(original, copy, native, monkeypatch)
     if not native:  # without the rule (in the Python decision) the article is left out as a footer
-        monkeypatch.setattr(nshash.decide, "speedups", None)
+        monkeypatch.setattr(nshash.verify, "speedups", None)
         monkeypatch.setattr(nshash.frame, "ARTICLE_SHARE", 2.0)
         assert nshash.frame.shared_frame(doc, [member]) == {2, 3}
-        assert nshash.decide.verify_score(doc, [member]) < 0.4
+        assert nshash.verify.verify_score(doc, [member]) < 0.4
         nsh = nshash.NSHash()
         nsh.get_similar(original)
         assert nsh.add(copy).is_new
@@ -561,7 +563,7 @@ def test_a_truncated_copy_under_a_line_of_its_own_joins_its_article(
     assert chrome_lines(doc.line_keys, doc.line_grams, member.lines, tail) == set()
     _assert_joins(original, copy, native, monkeypatch)
     if not native:  # were the member's end taken as found, the block would be frame: apart
-        monkeypatch.setattr(nshash.decide, "speedups", None)
+        monkeypatch.setattr(nshash.verify, "speedups", None)
         monkeypatch.setattr(nshash.edges, "_at_the_end", lambda tail, keys, grams, lines: True)
         nsh = nshash.NSHash()
         nsh.get_similar(original)

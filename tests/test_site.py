@@ -9,6 +9,7 @@ import pytest
 import nshash
 import nshash.decide
 import nshash.frame
+import nshash.verify
 from nshash.edges import has_line, line_filter
 from nshash.fingerprint import Fingerprinter, line_key, site_keys
 from nshash.hashing import farmhash64
@@ -96,7 +97,7 @@ def _assert_rule_decides(first: str, second: str, native: bool, monkeypatch: pyt
         monkeypatch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
     assert joins() is joined
     if not native:
-        monkeypatch.setattr(nshash.decide, "speedups", None)
+        monkeypatch.setattr(nshash.verify, "speedups", None)
         assert joins() is joined
         monkeypatch.setattr(nshash.frame, "same_site", lambda *args: joined)
         assert joins() is not joined
@@ -168,7 +169,7 @@ def test_two_short_articles_in_their_sites_long_chrome_are_two_pages(
     python_decision(native, monkeypatch)
     assert not joins()
     if not native:  # pages of two sites that share that much are one page, as before
-        monkeypatch.setattr(nshash.decide, "same_site", lambda *args: False)
+        monkeypatch.setattr(nshash.verify, "same_site", lambda *args: False)
         assert joins()
 
 

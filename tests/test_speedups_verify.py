@@ -1,4 +1,4 @@
-"""Verification in C computes exactly what nshash.decide, estimate, frame and sketch specify.
+"""Verification in C computes exactly what nshash.verify, decide, estimate, frame and sketch specify.
 
 The C: ``nshash/_verify.h`` over ``_member.h``, ``_estimate.h`` and ``_frame.h``.
 """
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nshash import boilerplate, decide, edges, estimate, frame, site, sketch
+from nshash import boilerplate, decide, edges, estimate, frame, site, sketch, verify, votes
 from nshash import members as members_module
 from nshash.edges import line_filter, member_tail
 from nshash.fingerprint import Features, Fingerprinter
@@ -28,7 +28,7 @@ SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sa
 
 def test_the_verification_constants_come_from_the_python_specification() -> None:
     for name, value in speedups.VERIFY.items():
-        modules = (frame, estimate, decide, boilerplate, sketch, edges, members_module, site)
+        modules = (frame, estimate, decide, verify, votes, boilerplate, sketch, edges, members_module, site)
         module = next(m for m in modules if hasattr(m, name))
         assert getattr(module, name) == value, name
         assert type(getattr(module, name)) is type(value), name
@@ -140,7 +140,7 @@ def test_c_verify_equals_verify_score(
     known = sorted(data.draw(st.sets(st.integers(0, max(0, len(doc.line_keys) - 1)), max_size=len(doc.line_keys))))
     entries = _entries(clusters, per)
     got = c_verify(doc, entries, len(clusters), per, tuple(known))
-    assert got == [(decide.verify_score(doc, found, known), len(found)) for found in clusters]
+    assert got == [(verify.verify_score(doc, found, known), len(found)) for found in clusters]
 
 
 def test_a_missing_member_hides_the_ones_after_it() -> None:
@@ -165,7 +165,7 @@ def test_c_verify_on_real_pages_equals_the_specification() -> None:
         edges = [i for i in range(count) if i < count // 3 or i >= count - count // 3]
         for known in ([], list(range(0, count, 3)), edges):
             got = c_verify(doc, entries, 3, 3, tuple(known))
-            assert got == [(decide.verify_score(doc, found, known), len(found)) for found in clusters]
+            assert got == [(verify.verify_score(doc, found, known), len(found)) for found in clusters]
 
 
 @settings(max_examples=200, deadline=None)
@@ -230,9 +230,9 @@ def test_c_verify_at_the_gap_and_list_limits(gap: int) -> None:
     slots = bytes(range(128))
     member = Member(Sketch(1500, slots[:64] + bytes(64)), line_filter([keys[0], keys[2], keys[4], keys[5]]))
     doc = Features([], [], 1, Sketch(1400, slots), keys, grams, *whole_of([""] * len(keys)))
-    expected = decide.verify_score(doc, [member])
+    expected = verify.verify_score(doc, [member])
     got = c_verify(doc, to_entries(member), 1, 1)
     assert got == [(expected, 1)]
     # The limit matters here: with the gap crossed, the header is larger and the score other.
     other = doc._replace(line_grams=[*grams[:1], 500, *grams[2:]])
-    assert (expected != decide.verify_score(other, [member])) == (gap < 200)
+    assert (expected != verify.verify_score(other, [member])) == (gap < 200)
