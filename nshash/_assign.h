@@ -321,9 +321,9 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         scores[c] = verify_score(&d, &doc, found, count, head, foot, &t);
     }
     /* votes.vote_shares: the top sentences that led to an unrelated candidate leave a well-voted one's vote */
-    int voters = top;
+    int unrelated = 0;
     for (int c = 0; c < candidates; c++)
-        if (scores[c] <= UNRELATED) voters -= votes[c].top;
+        if (scores[c] <= UNRELATED) unrelated += votes[c].top;
     for (int c = 0; c < candidates; c++) {
         int count = stored[c];
         if (candidates > 1) { /* again: what follows reads this candidate's members and frame */
@@ -331,6 +331,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             verify_score(&d, &doc, found, count, head, foot, &t);
         }
         /* decide.agrees */
+        int voters = top - (unrelated - (scores[c] <= UNRELATED ? votes[c].top : 0)); /* its own votes stay */
         double share = (double)votes[c].top / (double)(votes[c].top >= OWN_VOTES && voters > 0 ? voters : top);
         int framed = 0; /* verify_score left the frame shared with these members in d.frame */
         for (Py_ssize_t i = 0; i < d.count && !framed; i++) framed = d.frame[i];

@@ -35,12 +35,14 @@ def vote_shares(
     """Each candidate's share of the ``top`` voting sentences.
 
     ``top_votes``: the votes of the top sentences; ``scores``: each candidate's verified containment.  A
-    candidate ``OWN_VOTES`` or more of them lead to has its share of those that do not lead to an
+    candidate ``OWN_VOTES`` or more of them lead to has its share of those that do not lead to another,
     :data:`UNRELATED` candidate.
     """
-    unrelated = sum(top_votes.get(c, 0) for c in candidates if scores[c] <= UNRELATED)
+    unrelated = {c: top_votes.get(c, 0) for c in candidates if scores[c] <= UNRELATED}
+    everyone = sum(unrelated.values())
     shares = {}
     for c in candidates:
-        own = top_votes.get(c, 0)
-        shares[c] = own / (top - unrelated) if own >= OWN_VOTES and top > unrelated else own / top
+        # A candidate's own votes never leave its share, whatever it scored: a share stays at most 1.
+        own, others = top_votes.get(c, 0), everyone - unrelated.get(c, 0)
+        shares[c] = own / (top - others) if own >= OWN_VOTES and top > others else own / top
     return shares

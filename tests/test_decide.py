@@ -352,11 +352,25 @@ def test_sentences_that_lead_to_unrelated_pages_leave_the_vote(native: bool, mon
     assert nsh.get_similar(copy) == original
 
 
+@given(st.lists(st.tuples(st.integers(0, 5), st.floats(0.0, 1.0)), min_size=1, max_size=4))
+def test_a_vote_share_is_at_most_one(candidates: list[tuple[int, float]]) -> None:
+    from nshash.votes import vote_shares
+
+    top_votes = {index + 1: votes for index, (votes, _) in enumerate(candidates)}
+    top = max(5, sum(top_votes.values()))
+    scores = {index + 1: score for index, (_, score) in enumerate(candidates)}
+    shares = vote_shares(list(top_votes), top_votes, scores, top)
+    assert all(0.0 <= share <= 1.0 for share in shares.values())
+    assert all(shares[c] >= top_votes[c] / top for c in top_votes)  # never less than of all the top sentences
+
+
 def test_vote_shares_leave_out_the_votes_for_unrelated_candidates() -> None:
     from nshash.votes import OWN_VOTES, UNRELATED, vote_shares
 
     assert OWN_VOTES == 2
     shares = vote_shares([1, 2, 3], {1: 2, 2: 1, 3: 1}, {1: 0.5, 2: UNRELATED, 3: UNRELATED + 0.01}, 5)
     assert shares == {1: 0.5, 2: 0.2, 3: 0.2}  # 1: two votes of the 4 left; one vote keeps its share of 5
-    assert vote_shares([1, 2], {1: 2, 2: 3}, {1: 0.0, 2: 0.1}, 5) == {1: 0.4, 2: 0.6}  # nobody left to vote
+    # Each leaves out the other's votes, never its own (a share above 1 said nothing in the trace).
+    assert vote_shares([1, 2], {1: 2, 2: 3}, {1: 0.0, 2: 0.1}, 5) == {1: 1.0, 2: 1.0}
+    assert vote_shares([1, 2], {1: 3, 2: 1}, {1: 0.1, 2: 0.1}, 5) == {1: 0.75, 2: 0.2}
     assert vote_shares([1, 2], {1: 1}, {1: 0.9, 2: 0.9}, 5) == {1: 0.2, 2: 0.0}
