@@ -7,6 +7,7 @@ import random
 import pytest
 
 import nshash.decide
+import nshash.verify
 from nshash.estimate import BODY_SIZE_RATIO, SIZE_RATIO, SIZE_RATIO_CONTAINMENT, SIZE_RATIO_GRAMS, body_score
 from nshash.sketch import Sketch, sketch
 from tests.pages import assert_rule_joins, heavy_site, ideographs, page, paragraph
@@ -47,7 +48,7 @@ def test_a_verbatim_copy_joins_an_original_inside_a_far_longer_page(
     original = page(here, article, "The story")
     assert len(original) >= BODY_SIZE_RATIO * len("\n".join(article))
     copy = page(there, article, "The story")
-    assert_rule_joins(original, others, copy, native, monkeypatch, "body_score", _before, module=nshash.decide)
+    assert_rule_joins(original, others, copy, native, monkeypatch, "body_score", _before, module=nshash.verify)
 
 
 def _without_cjk(body: Sketch, other: Sketch, cjk: bool = False) -> float:
@@ -80,4 +81,4 @@ def test_an_edited_copy_of_a_short_chinese_article_joins_on_its_body(
     others = [page(there, lines(6, 32), f"\u5176\u4ed6{n}") for n in range(2)]
     body = sketch("\n".join(article))
     assert BODY_SIZE_RATIO * body.grams <= sketch(original).grams < SIZE_RATIO * body.grams
-    assert_rule_joins(original, others, copy, native, monkeypatch, "body_score", _without_cjk, module=nshash.decide)
+    assert_rule_joins(original, others, copy, native, monkeypatch, "body_score", _without_cjk, module=nshash.verify)
