@@ -1,7 +1,7 @@
 /*
  * nshash/_assign.h: decide.assign in C, on the memory store's own tables:
  * one C call a page on the default path, as decide.assign specifies it
- * (with clusters.find_roots and merge, verify.members_score,
+ * (with clusters.find_roots and merge, verify.members_score (in _verify.h),
  * boilerplate.line_roots, record_lines, record_evidence, members.add_member
  * and boilerplate.unstored_keys).
  *
@@ -160,27 +160,6 @@ static int line_candidate(const doc_lines *d, const Py_ssize_t *lines, const int
     return 0;
 }
 
-/*
- * verify.members_score: how much two clusters' members agree, the header and footer the document shares with
- * both left out (edges.shared_chrome).  nothing: d->count zero bytes (no known lines); head, foot: scratch.
- */
-static double members_score(doc_lines *d, const member *these, int count, const member *those, int other_count,
-                            const unsigned char *nothing, unsigned char *head, unsigned char *foot) {
-    double best = 0.0;
-    for (int a = 0; a < count; a++)
-        for (int b = 0; b < other_count; b++) {
-            uint64_t both[BLOOM_WORDS];
-            for (int w = 0; w < BLOOM_WORDS; w++) both[w] = these[a].lines[w] & those[b].lines[w];
-            int header = 0;
-            Py_ssize_t chrome = 0;
-            if (chrome_lines(d, both, 0, nothing, head, foot, &header))
-                for (Py_ssize_t i = 0; i < d->count; i++) chrome += head[i] || foot[i] ? d->grams[i] : 0;
-            double score = trusted_containment(&these[a], &those[b], chrome, 0, 0);
-            if (score > best) best = score;
-        }
-    return best;
-}
-
 static int id_order(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
@@ -326,13 +305,22 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (scores[c] <= UNRELATED) unrelated += votes[c].top;
     for (int c = 0; c < candidates; c++) {
         int count = stored[c];
-        if (candidates > 1) { /* again: what follows reads this candidate's members and frame */
-            if (load_members(&s, votes[c].id, (int)o.members, found) < 0) goto done;
-            verify_score(&d, &doc, found, count, head, foot, &t);
-        }
-        /* decide.agrees */
         int voters = top - (unrelated - (scores[c] <= UNRELATED ? votes[c].top : 0)); /* its own votes stay */
         double share = (double)votes[c].top / (double)(votes[c].top >= OWN_VOTES && voters > 0 ? voters : top);
+        /* decide.split_article: most top sentences lead to it, and the unframed bound left it below their need */
+        int split = 0;
+        if (known_any && 2 * (Py_ssize_t)votes[c].top > o.n) {
+            double voted = doc_cjk(&t) ? o.verify_voted - CJK_EASING : o.verify_voted;
+            split = scores[c] < voted - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0);
+        }
+        if (candidates > 1 || split) { /* again: what follows reads this candidate's members and frame */
+            if (candidates > 1 && load_members(&s, votes[c].id, (int)o.members, found) < 0) goto done;
+            t.unbounded = split;
+            double again = verify_score(&d, &doc, found, count, head, foot, &t);
+            t.unbounded = 0;
+            if (again > scores[c]) scores[c] = again;
+        }
+        /* decide.agrees */
         int framed = 0; /* verify_score left the frame shared with these members in d.frame */
         for (Py_ssize_t i = 0; i < d.count && !framed; i++) framed = d.frame[i];
         double need = framed ? o.verify : o.verify - FRAMELESS_EASING;

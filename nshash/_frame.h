@@ -39,7 +39,7 @@ static Py_ssize_t edge_run(const doc_lines *d, int reversed, Py_ssize_t skip, un
     return found;
 }
 
-/* edges._at_the_end: whether the lines marked in[] end the page the member's tail names, as a footer would. */
+/* edges.at_the_end: whether the lines marked in[] end the page the member's tail names, as a footer would. */
 static int at_the_end(const doc_lines *d, uint32_t tail, const unsigned char *in) {
     int long_line = 0;
     Py_ssize_t run = 0, total = 0;

@@ -130,6 +130,7 @@ typedef struct {
     member article;
     Py_UCS4 *scratch;     /* length + 1 code points */
     int cjk;              /* verify.cjk_page, -1 until asked (doc_cjk) */
+    int unbounded;        /* verify.member_scores without its unframed bound (decide.split_article) */
 } doc_text;
 
 /* members.from_entries over a member's ENTRIES words, all stored. */

@@ -4,7 +4,7 @@
  * (verify.verify_score over members.from_entries), reading a document and its
  * members from Python, the stored form of a document (members.to_entries of
  * its sketch and line filter) and the keys members are stored under
- * (members.entry_keys).  Built on _member.h, _estimate.h and _frame.h.
+ * (members.entry_keys), and verify.members_score.  Built on _member.h, _estimate.h and _frame.h.
  * Included by _speedups.c only; tests compare every function with the Python one.
  */
 #ifndef NSHASH_VERIFY_H
@@ -70,10 +70,15 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
             score = frame_free_score(body, doc, &members[m], chrome, score, site);
         if (body != NULL && !framed) { /* no frame found: the lines other clusters have may be one */
             Py_ssize_t shared = 0;
-            for (Py_ssize_t i = 0; i < d->count; i++)
-                if (t->known[i] && has_line(members[m].lines, d->keys[i])) shared += d->grams[i];
-            double bound = unframed_score(body, doc, &members[m], shared, site);
-            if (bound < score) score = bound;
+            for (Py_ssize_t i = 0; i < d->count; i++) {
+                d->shared[i] = t->known[i] && has_line(members[m].lines, d->keys[i]); /* free after the frame */
+                if (d->shared[i]) shared += d->grams[i];
+            }
+            /* decide.split_article: unbounded but against a member whose last lines are among them */
+            if (!t->unbounded || at_the_end(d, members[m].tail, d->shared)) {
+                double bound = unframed_score(body, doc, &members[m], shared, site);
+                if (bound < score) score = bound;
+            }
         }
         if (body != NULL) {
             double rest = body_score(body, &members[m], doc_cjk(t));
@@ -99,6 +104,27 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
     for (int m = 0; m < count; m++)
         overlapping += scores[m] >= CORROBORATE || containment(doc, &members[m]) >= CORROBORATE;
     return overlapping >= 2 ? best : next;
+}
+
+/*
+ * verify.members_score: how much two clusters' members agree, the header and footer the document shares with
+ * both left out (edges.shared_chrome).  nothing: d->count zero bytes (no known lines); head, foot: scratch.
+ */
+static double members_score(doc_lines *d, const member *these, int count, const member *those, int other_count,
+                            const unsigned char *nothing, unsigned char *head, unsigned char *foot) {
+    double best = 0.0;
+    for (int a = 0; a < count; a++)
+        for (int b = 0; b < other_count; b++) {
+            uint64_t both[BLOOM_WORDS];
+            for (int w = 0; w < BLOOM_WORDS; w++) both[w] = these[a].lines[w] & those[b].lines[w];
+            int header = 0;
+            Py_ssize_t chrome = 0;
+            if (chrome_lines(d, both, 0, nothing, head, foot, &header))
+                for (Py_ssize_t i = 0; i < d->count; i++) chrome += head[i] || foot[i] ? d->grams[i] : 0;
+            double score = trusted_containment(&these[a], &those[b], chrome, 0, 0);
+            if (score > best) best = score;
+        }
+    return best;
 }
 
 /* members.from_entries: 1 and *out filled, 0 when the member is not stored (an entry is None), -1 on error. */

@@ -338,6 +338,7 @@ def _with_rule(candidate: dict[str, Any], features: Features, options: Options) 
     lines = candidate.pop("frame_lines")
     seen_elsewhere = candidate.pop("unframed_lines")
     edited = candidate.pop("edited_copy")
+    split = candidate.pop("split_article", False)
     score, share, passed = candidate["containment"], candidate["share"], candidate["passed"]
     frameless = not lines
     cjk = cjk_page(features)
@@ -366,6 +367,8 @@ def _with_rule(candidate: dict[str, Any], features: Features, options: Options) 
         rule += ", and one member alone overlaps it (a later one that holds another article too?)"
     if seen_elsewhere:
         rule += ", its lines other clusters have left out as a frame"
+    if split:  # decide.split_article
+        rule += ", most of its sentences lead here: its lines other clusters have are its article's, not a frame"
     frame = [_line(features, index) for index in lines]
     elsewhere = [_line(features, index) for index in seen_elsewhere]
     return {**candidate, "shared_frame": frame, "frame_seen_elsewhere": elsewhere, "needs": need, "rule": rule}

@@ -71,6 +71,7 @@ from nshash.verify import (
     members_overlapping,
     members_score,
     verify_clusters,
+    verify_score,
 )
 from nshash.votes import count_votes, vote_shares
 
@@ -212,6 +213,12 @@ def assign_python(
     verified = dict(zip(candidates, verify_clusters(features, entries, len(candidates), options.members, known)))
     share = vote_shares(candidates, top_votes, {c: verified[c][0] for c in candidates}, len(matches))
     cjk = bool(candidates) and cjk_page(features)
+    split = [
+        c for c in candidates if known and split_article(top_votes.get(c, 0), verified[c][0], share[c], options, cjk)
+    ]
+    for c in split:  # the lines other clusters have are its own article's: no frame bounds its score
+        unbounded = verify_score(features, members_at(entries, candidates.index(c), options.members), known, False)
+        verified[c] = (max(verified[c][0], unbounded), verified[c][1])
     # Just below verify, whether the page shares a frame with the candidate's members matters (rare).
     frameless = {
         c
@@ -245,7 +252,8 @@ def assign_python(
             trace.append({"cluster": roots[c], "sentences": votes[c], "share": share[c], "members": verified[c][1]})
             trace[-1] |= {"frame_lines": frame, "containment": verified[c][0], "passed": c in passed}
             trace[-1]["members_overlapping"] = members_overlapping(features, kept, known)
-            trace[-1] |= {"unframed_lines": [] if frame else unframed_lines(features, kept, known)}
+            trace[-1] |= {"unframed_lines": [] if frame or c in split else unframed_lines(features, kept, known)}
+            trace[-1]["split_article"] = c in split
             trace[-1] |= {
                 "edited_copy": c in edited,
                 "same_site": any(same_site(features.site_keys, m.lines) for m in kept),
@@ -360,6 +368,26 @@ def agrees(score: float, share: float, options: Options, frameless: bool = False
     """
     voted = share >= VOTED_SHARE and score >= eased_need(share, options, cjk)
     return score >= whole_text_need(options, frameless, cjk) or voted
+
+
+def split_article(top_votes: int, score: float, share: float, options: Options, cjk: bool = False) -> bool:
+    """Whether a candidate's lines that other clusters have may be its article's, split by an earlier miss.
+
+    Most of the page's ``n`` top sentences lead to the candidate (``top_votes``), yet its ``score``, in
+    which those lines were taken for a frame (:func:`~nshash.estimate.unframed_score`), is below even
+    what the votes ask (:func:`eased_need`).  An article's copy that once went to a cluster of its own
+    leaves all its lines "seen elsewhere": every later copy of it then lost its whole article that way
+    (containment 0 on five votes of five).  Such a candidate is scored without that bound, except against
+    a member whose last lines are among those lines (:func:`~nshash.verify.member_scores`): there they
+    are a footer, a site's long notices that are most of a short page and its longest sentences.
+    Measured (2026-12-05): real chrome around real articles recall 0.892 -> 0.898, precision unchanged;
+    the 95 synthetic files F1 up on 18, down on one (-0.0008), precision unchanged on all; the
+    independent corpus up on one file of eight.  A majority of the ``n`` places, not of the page's
+    sentences: a page of three whose one vote was its site's notice joined another article.  Only below
+    what the votes ask: candidates that passed on them would skip the body check that tells templated
+    siblings apart (the independent zh seed 2, precision 0.968 -> 0.966).
+    """
+    return 2 * top_votes > options.n and score < eased_need(share, options, cjk)
 
 
 def whole_text_need(options: Options, frameless: bool = False, cjk: bool = False) -> float:

@@ -108,7 +108,7 @@ def chrome_lines(
         # 0.001; without the "above lines of its own" (a block reaching the page's bottom is also
         # what a page of nothing but its site's frame looks like), one file lost 0.009.
         return set()
-    if one_block and tail and not _at_the_end(tail, line_keys, line_grams, head):
+    if one_block and tail and not at_the_end(tail, line_keys, line_grams, head):
         # One block reaching the page's bottom that does not hold the member's end: the top of
         # its article, not a site's frame, which holds the member's last lines.  A truncated zh
         # copy under a notice line of its own shared every other line with its original: the
@@ -122,7 +122,7 @@ def chrome_lines(
     if (
         tail
         and (not site_header or _own_footer(known, count, skip, foot))
-        and not _at_the_end(tail, line_keys, line_grams, foot)
+        and not at_the_end(tail, line_keys, line_grams, foot)
     ):
         # No header (or one that only looks like one site's: a menu many sites use), and the
         # member's last lines are not in the "footer": these are lines above the member's own
@@ -262,7 +262,7 @@ def _tag(key: int) -> int:
     return (key >> (32 - _TAG_BITS)) | 1
 
 
-def _at_the_end(tail: int, line_keys: Sequence[int], line_grams: Sequence[int], lines: set[int]) -> bool:
+def at_the_end(tail: int, line_keys: Sequence[int], line_grams: Sequence[int], lines: set[int]) -> bool:
     """Whether ``lines`` end the page the :func:`member_tail` ``tail`` names, as a footer would.
 
     They hold its last line or the one before; or its last long line, and are

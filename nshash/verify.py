@@ -13,7 +13,7 @@ from typing import Final
 
 from nshash._accel import speedups
 from nshash.bodies import KNOWN_FRAME
-from nshash.edges import lines_in, shared_chrome
+from nshash.edges import at_the_end, has_line, lines_in, shared_chrome
 from nshash.estimate import (
     body_score,
     corroborated,
@@ -38,12 +38,13 @@ def cjk_page(features: Features) -> bool:
     return cjk_share(features.whole) >= CJK_PAGE
 
 
-def verify_score(features: Features, members: list[Member], known: Sequence[int] = ()) -> float:
+def verify_score(features: Features, members: list[Member], known: Sequence[int] = (), bound: bool = True) -> float:
     """How much the document and the closest of a cluster's members agree (:func:`member_scores`).
 
     A later member's score counts only if another overlaps the page too (:func:`~nshash.estimate.corroborated`).
     """
-    return corroborated(features.sketch, [member.sketch for member in members], member_scores(features, members, known))
+    scores = member_scores(features, members, known, bound)
+    return corroborated(features.sketch, [member.sketch for member in members], scores)
 
 
 def members_overlapping(features: Features, members: list[Member], known: Sequence[int] = ()) -> int:
@@ -51,7 +52,9 @@ def members_overlapping(features: Features, members: list[Member], known: Sequen
     return overlapping(features.sketch, [member.sketch for member in members], member_scores(features, members, known))
 
 
-def member_scores(features: Features, members: list[Member], known: Sequence[int] = ()) -> list[float]:
+def member_scores(
+    features: Features, members: list[Member], known: Sequence[int] = (), bound: bool = True
+) -> list[float]:
     """How much the document and each of a cluster's members agree, their shared header and footer left out.
 
     A line that is frame against one member is frame against all (a notice copied verbatim across
@@ -60,7 +63,8 @@ def member_scores(features: Features, members: list[Member], known: Sequence[int
     them and its frame, and without them alone when they are all it has of its own
     (:func:`~nshash.frame.own_article`), is compared too (:func:`~nshash.estimate.body_score`): the
     highest of these counts.  Where no frame is shared, such lines a member has too may be one all the
-    same: the whole-text score is then bounded by :func:`~nshash.estimate.unframed_score`.
+    same: the whole-text score is then bounded by :func:`~nshash.estimate.unframed_score`.  Not ``bound``
+    (:func:`~nshash.decide.split_article`), only against a member whose last lines are among them.
     """
     keys, grams = features.line_keys, features.line_grams
     frame = shared_frame(features, members, known)
@@ -78,8 +82,10 @@ def member_scores(features: Features, members: list[Member], known: Sequence[int
             if lines_in(keys, grams, frame.intersection(known), member.lines) >= KNOWN_FRAME * chrome:
                 score = frame_free_score(body, features.sketch, member.sketch, chrome, score, site)
             if not frame:
-                known_grams = lines_in(keys, grams, drop, member.lines)
-                score = min(score, unframed_score(body, features.sketch, member.sketch, known_grams, site))
+                had = {index for index in drop if has_line(member.lines, keys[index])}
+                if bound or at_the_end(member.tail, keys, grams, had):  # a footer of its own: bounded all the same
+                    known_grams = sum(grams[index] for index in had)
+                    score = min(score, unframed_score(body, features.sketch, member.sketch, known_grams, site))
             score = max(score, body_score(body, member.sketch, cjk))
         if article is not None:
             score = max(score, body_score(article, member.sketch, cjk))

@@ -564,7 +564,7 @@ def test_a_truncated_copy_under_a_line_of_its_own_joins_its_article(
     _assert_joins(original, copy, native, monkeypatch)
     if not native:  # were the member's end taken as found, the block would be frame: apart
         monkeypatch.setattr(nshash.verify, "speedups", None)
-        monkeypatch.setattr(nshash.edges, "_at_the_end", lambda tail, keys, grams, lines: True)
+        monkeypatch.setattr(nshash.edges, "at_the_end", lambda tail, keys, grams, lines: True)
         nsh = nshash.NSHash()
         nsh.get_similar(original)
         assert nsh.add(copy).is_new
@@ -680,3 +680,39 @@ def test_features_say_whether_a_page_came_without_line_breaks() -> None:
     for text, flat in cases.items():
         assert fingerprinter.features_python(text).flat is flat
         assert fingerprinter.features(text).flat is flat  # the C features when built, the same
+
+
+@pytest.mark.parametrize("seed", [0, 3, 5])
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_copy_of_an_article_whose_lines_two_clusters_have_still_joins(
+    seed: int, native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """decide.split_article: an article once split over two clusters does not become its later copies' frame.
+
+    A digest page holds the article among far more prose of other stories: a cluster of its own, and
+    the article's lines are now seen in two clusters.  A later copy on a third site shares no frame
+    with the original, and its lines other clusters have are all its article: bounded as a frame
+    (estimate.unframed_score), it scored 0 though most of its sentences led to the original.
+    """
+    rng = random.Random(seed)
+    article = [paragraph(rng, 4) for _ in range(5)]
+    original = page(make_site(rng), article, "The story")
+    digest = page(make_site(rng), [*article, *(paragraph(rng, 4) for _ in range(60))], "Weekly digest")
+    copy = page(make_site(rng), article, "The story, as we ran it")
+
+    def copy_joins() -> bool:
+        nsh = nshash.NSHash()
+        first = nsh.get_similar(original)
+        assert nsh.get_similar(digest) != first  # the split
+        why = nsh.explain_decision(copy)
+        (candidate,) = [c for c in why["candidates"] if c["cluster"] == first]
+        assert candidate["share"] >= nshash.decide.MAJORITY_SHARE and not candidate["shared_frame"]
+        if candidate["passed"]:
+            assert candidate["rule"].endswith("its lines other clusters have are its article's, not a frame")
+        return nsh.add(copy).similar_id == first
+
+    python_decision(native, monkeypatch)
+    assert copy_joins()
+    if not native:
+        monkeypatch.setattr(nshash.decide, "split_article", lambda *args: False)
+        assert not copy_joins()
