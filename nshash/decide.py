@@ -15,7 +15,7 @@ the same function and is tested against it).
 3. **Verification.**  A candidate is joined only when the whole texts agree:
    the estimated containment of the smaller text in the larger one, between
    the document's sketch and the sketch of one of the cluster's first
-   ``members`` documents, is at least ``verify`` (less when most of the
+   ``members`` documents (:mod:`nshash.verify`), is at least ``verify`` (less when most of the
    document's sentences point to the candidate: :func:`agrees`; almost total
    when one text is many times the other: :func:`~nshash.estimate.trusted_containment`).
    Reprints with other headers, footers, titles, truncation and edits pass;
@@ -33,7 +33,9 @@ the same function and is tested against it).
 5. **Evidence.**  Keys that proposed a candidate that failed verification are
    evidence of boilerplate; keys that led to a verified one are content.  The
    page's lines are noted with the cluster they were seen in: a line two clusters
-   have is frame, left out in a second comparison (:func:`verify_score`).
+   have is frame, left out in a second comparison (:func:`~nshash.verify.verify_score`),
+   unless most of the page's sentences lead to the candidate that has it: then it
+   may be the article's, split over two clusters by an earlier miss (:func:`split_article`).
 """
 
 from __future__ import annotations
