@@ -160,6 +160,13 @@ static int line_candidate(const doc_lines *d, const Py_ssize_t *lines, const int
     return 0;
 }
 
+/* decide.eased_need: the containment a candidate that share of the top sentences lead to asks; less on a mostly
+ * CJK page (cjk). */
+static double eased_need(const assign_options *o, double share, int cjk) {
+    double need = cjk ? o->verify_voted - CJK_EASING : o->verify_voted;
+    return share >= MAJORITY_SHARE ? need - MAJORITY_EASING : need;
+}
+
 static int id_order(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
@@ -309,10 +316,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         double share = (double)votes[c].top / (double)(votes[c].top >= OWN_VOTES && voters > 0 ? voters : top);
         /* decide.split_article: most top sentences lead to it, and the unframed bound left it below their need */
         int split = 0;
-        if (known_any && 2 * (Py_ssize_t)votes[c].top > o.n) {
-            double voted = doc_cjk(&t) ? o.verify_voted - CJK_EASING : o.verify_voted;
-            split = scores[c] < voted - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0);
-        }
+        if (known_any && 2 * (Py_ssize_t)votes[c].top > o.n) split = scores[c] < eased_need(&o, share, doc_cjk(&t));
         if (candidates > 1 || split) { /* again: what follows reads this candidate's members and frame */
             if (candidates > 1 && load_members(&s, votes[c].id, (int)o.members, found) < 0) goto done;
             t.unbounded = split;
@@ -326,10 +330,9 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         double need = framed ? o.verify : o.verify - FRAMELESS_EASING;
         if (!framed && scores[c] < need && scores[c] >= need - CJK_EASING && doc_cjk(&t))
             need -= CJK_EASING; /* decide.whole_text_need */
-        /* decide.eased_need: less on a page that is mostly CJK, but not for the body check */
-        double body_need = o.verify_voted - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0), eased = body_need;
-        if (share >= VOTED_SHARE && scores[c] < need && doc_cjk(&t))
-            eased = (o.verify_voted - CJK_EASING) - (share >= MAJORITY_SHARE ? MAJORITY_EASING : 0.0);
+        /* less on a page that is mostly CJK, but not for the body check */
+        double body_need = eased_need(&o, share, 0), eased = body_need;
+        if (share >= VOTED_SHARE && scores[c] < need && doc_cjk(&t)) eased = eased_need(&o, share, 1);
         passed[c] = scores[c] >= need || (share >= VOTED_SHARE && scores[c] >= eased);
         outright[c] = scores[c] >= need; /* on its containment alone: decide.clearly_closer */
         /* Passed on votes alone (not on the frameless easing): the body must agree, see body_agrees. */
