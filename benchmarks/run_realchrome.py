@@ -14,6 +14,14 @@ fed in a seeded random order, one run per seed.  Reported: pairwise P / R /
 F1, false pairs between two pages of one chrome and between two sites, and
 recall over the pairs of one article on two sites.
 
+``--edits SHARE``: that share of the copies is edited the way the independent
+corpus's reprinting sites edit theirs (``indep/edits.py``: reworded
+sentences, typos, changed or dropped titles, truncation, ads and another
+article's paragraph inserted, punctuation, hard wrapping and joined
+paragraphs, a byline), drawn from a random stream of their own so that the
+same articles land on the same sites as without edits.  The report is then
+``realchrome-edits``.
+
 The pages are evaluation data: read from the shared folder, never copied here.
 Without the folder the script says so and exits 0.
 """
@@ -24,6 +32,7 @@ import argparse
 import random
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +44,9 @@ from run_quality import environment, markdown_table, write_report
 from run_realpages import DEFAULT_DATA, load_pages, methods_to_run
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "indep"))  # its edits import their neighbours as top-level modules
+from edits import reprint_edit  # noqa: E402
+
 DEFAULT_METHODS = ("nshash", "nshash-batch", "original", "simhash", "datasketch-lsh", "rensa-lsh")
 LANGS = ("zh", "en")
 #: A chrome of fewer characters (header and footer together) is hardly a site's chrome.
@@ -101,13 +113,33 @@ def chromes_and_articles(pages: Sequence[dict[str, Any]]) -> tuple[list[Chrome],
     return chromes, articles
 
 
-def make_docs(chromes: Sequence[Chrome], articles: dict[str, list[tuple[str, str]]], per: int, seed: int) -> list[Doc]:
-    """``per`` articles of its language in every chrome, in a seeded random order."""
-    rng = random.Random(seed)
+def edit_article(text: str, rng: random.Random, lang: str, pool: Sequence[str]) -> str:
+    """``text`` (its first line the title) as a reprinting site edits it (``indep/edits.py``'s ``reprint_edit``).
+
+    ``pool``: the language's articles, one of which may lend a paragraph.
+    """
+    title, *paras = text.split("\n")
+    arts = [{"title": "", "paras": other.split("\n")} for other in pool]
+    me = {"title": title, "paras": paras}
+    new_title, paras, above, below, _ = reprint_edit(title, paras, rng, lang == "zh", arts, me, Counter())
+    return "\n".join([*([new_title] if new_title else []), *above, *paras, *below])
+
+
+def make_docs(
+    chromes: Sequence[Chrome], articles: dict[str, list[tuple[str, str]]], per: int, seed: int, edits: float = 0.0
+) -> list[Doc]:
+    """``per`` articles of its language in every chrome, in a seeded random order.
+
+    ``edits``: the share of them edited (:func:`edit_article`), drawn apart from where articles go.
+    """
+    rng, edit_rng = random.Random(seed), random.Random(f"{seed}-edits")
+    pools = {lang: [text for _, text in articles[lang]] for lang in articles}
     docs = []
     for index, chrome in enumerate(chromes):
         for _ in range(per):
             cluster, text = rng.choice(articles[chrome.lang])
+            if edits and edit_rng.random() < edits:
+                text = edit_article(text, edit_rng, chrome.lang, pools[chrome.lang])
             docs.append(Doc(cluster, index, "\n".join(part for part in (chrome.head, text, chrome.foot) if part)))
     rng.shuffle(docs)
     return docs
@@ -135,7 +167,7 @@ def pair_kinds(docs: Sequence[Doc], pred: Sequence[Any]) -> dict[str, int]:
 
 
 def score(method: Method, chromes: Sequence[Chrome], articles: dict[str, list[tuple[str, str]]], per: int,
-          seeds: Sequence[int]) -> dict[str, Any]:  # fmt: skip
+          seeds: Sequence[int], edits: float = 0.0) -> dict[str, Any]:  # fmt: skip
     """P / R / F1 and the pair kinds of one method, per seed and their means.
 
     Raises:
@@ -143,7 +175,7 @@ def score(method: Method, chromes: Sequence[Chrome], articles: dict[str, list[tu
     """
     runs = []
     for seed in seeds:
-        docs = make_docs(chromes, articles, per, seed)
+        docs = make_docs(chromes, articles, per, seed, edits)
         start = time.perf_counter()
         pred = method.fit_labels([d.text for d in docs])
         seconds = time.perf_counter() - start
@@ -172,6 +204,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS), help="methods (default: %(default)s)")
     ap.add_argument("--per", type=int, default=6, help="articles wrapped in each chrome (default: %(default)s)")
     ap.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3], help="draws and orders (default: %(default)s)")
+    ap.add_argument("--edits", type=float, default=0.0, help="share of the copies edited (default: none)")
     ap.add_argument("--out", type=Path, default=HERE / "results", help="results directory")
     return ap.parse_args(argv)
 
@@ -186,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     skipped: dict[str, str] = {}
     for method in methods:
         try:
-            res = score(method, chromes, articles, args.per, args.seeds)
+            res = score(method, chromes, articles, args.per, args.seeds, args.edits)
         except Unavailable as e:
             skipped[method.name] = str(e)
             print(f"skipped {method.name}: {e}", file=sys.stderr)
@@ -198,10 +231,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table)
     env = environment()
     langs = ", ".join(f"{lang} {sum(c.lang == lang for c in chromes)}" for lang in LANGS)
+    edited = f" --edits {args.edits:g}" if args.edits else ""
     md = [
-        "# Real chrome around real articles",
+        "# Real chrome around real articles" + (f", {args.edits:.0%} of the copies edited" if args.edits else ""),
         "",
-        f"Generated by `python benchmarks/run_realchrome.py` on {env['date']} (Python {env['python']}, "
+        f"Generated by `python benchmarks/run_realchrome.py{edited}` on {env['date']} (Python {env['python']}, "
         f"{env['machine']}, commit {env['commit']}), data `{args.data.name}`: {len(chromes)} chromes ({langs}) "
         f"cut from full pages around their annotated article, {args.per} articles in each "
         f"({len(chromes) * args.per} documents), articles drawn from "
@@ -214,8 +248,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         table,
         "",
     ]
-    payload = {"environment": env, "per": args.per, "seeds": args.seeds, "chromes": len(chromes), "results": results}
-    write_report(args.out, "realchrome", md, skipped, payload)
+    payload = {"environment": env, "per": args.per, "seeds": args.seeds, "edits": args.edits, "chromes": len(chromes)}
+    stem = "realchrome-edits" if args.edits else "realchrome"
+    write_report(args.out, stem, md, skipped, {**payload, "results": results})
     return 0
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import random
 import sys
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-from run_realchrome import Chrome, chromes_and_articles, cut_chrome, make_docs, pair_kinds
+from run_realchrome import Chrome, chromes_and_articles, cut_chrome, edit_article, make_docs, pair_kinds
 
 FULL = "Site | Home | News\nThe title\nFirst line of the story.\n\nLast line of the story.\nRelated: a, b\n(c) Site"
 MAIN = "The title\nFirst line of the story.\nLast line of the story."
@@ -43,6 +44,33 @@ def test_every_chrome_gets_per_articles_of_its_language_in_a_seeded_order() -> N
     assert {d.article for d in docs if d.chrome == 1} == {"z1"}
     assert docs == make_docs(chromes, articles, 4, seed=7)
     assert docs != make_docs(chromes, articles, 4, seed=8)
+
+
+def test_edits_change_copies_but_not_which_article_goes_where() -> None:
+    chromes = [Chrome("x.com", "en", "HEAD", "FOOT"), Chrome("y.com", "en", "HEAD2", "FOOT2")]
+    body = "\n".join(f"Sentence {i} of a longer story. It goes on with more words here." for i in range(12))
+    articles = {"en": [("a", "A title\n" + body), ("b", "B title\n" + body.replace("story", "tale"))], "zh": []}
+    plain = make_docs(chromes, articles, 20, seed=3)
+    edited = make_docs(chromes, articles, 20, seed=3, edits=1.0)
+    assert [(d.article, d.chrome) for d in edited] == [(d.article, d.chrome) for d in plain]
+    changed = [e for d, e in zip(plain, edited) if d.text != e.text]
+    assert len(changed) >= 20  # most of the 40 copies (a light edit may change nothing)
+    wrapped = [(chromes[e.chrome].head + "\n", "\n" + chromes[e.chrome].foot) for e in changed]
+    assert all(e.text.startswith(head) and e.text.endswith(foot) for e, (head, foot) in zip(changed, wrapped))
+    assert make_docs(chromes, articles, 20, seed=3, edits=1.0) == edited
+    assert make_docs(chromes, articles, 20, seed=3, edits=0.0) == plain
+
+
+ZH_ARTICLE = "标题\n" + "\n".join(f"第{i}段的内容很长，说的是同一件事情。又一句话在这里。" for i in range(10))
+
+
+def test_an_edited_article_is_seeded_and_keeps_most_of_its_text() -> None:
+    outs = [edit_article(ZH_ARTICLE, random.Random(seed), "zh", [ZH_ARTICLE]) for seed in range(20)]
+    assert outs[5] == edit_article(ZH_ARTICLE, random.Random(5), "zh", [ZH_ARTICLE])
+    assert sum(out != ZH_ARTICLE for out in outs) >= 10
+    # A reprint keeps much of the article (a truncation to under 40% is undone; rewording takes more).
+    han = Counter(c for c in ZH_ARTICLE if "\u4e00" <= c <= "\u9fff")
+    assert all(sum((han & Counter(out)).values()) >= 0.3 * han.total() for out in outs)
 
 
 def test_pair_kinds_counts_each_pair_once() -> None:
