@@ -195,8 +195,7 @@ static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len, int *joined, site_signature 
     chrome_line last = {0, 0, 0, 0, 0, 0}; /* the line being read: the next may be joined to it */
     if (!has_char(s, n, '\n')) return 0;
     while (r < n) {
-        Py_ssize_t end = r;
-        while (end < n && s[end] != '\n') end++;
+        Py_ssize_t end = find_char(s, r, n, '\n');
         Py_ssize_t a = r, b = end;
         r = end + 1;
         while (a < b && Py_UNICODE_ISSPACE(s[a])) a++;

@@ -85,8 +85,7 @@ static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
     Py_ssize_t n = *len, first = -1;
     if (2 * n <= FLAT_LINE) return 0; /* no line can weigh more */
     for (Py_ssize_t start = 0; start < n && first < 0;) {
-        Py_ssize_t end = start;
-        while (end < n && s[end] != '\n') end++;
+        Py_ssize_t end = find_char(s, start, n, '\n');
         if (heavy(s, start, end)) first = start;
         start = end + 1;
     }
@@ -100,8 +99,7 @@ static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
     memcpy(out, s, (size_t)first * sizeof(Py_UCS4));
     Py_ssize_t w = first;
     for (Py_ssize_t start = first; start <= n;) {
-        Py_ssize_t end = start;
-        while (end < n && s[end] != '\n') end++;
+        Py_ssize_t end = find_char(s, start, n, '\n');
         if (heavy(s, start, end)) {
             break_line(s, start, end, out, &w);
         } else {

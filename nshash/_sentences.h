@@ -341,7 +341,7 @@ static inline int line_key_of(const Py_UCS4 *s, Py_ssize_t len, scratch *buf, ui
 static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **keys, PyObject **grams,
                      unsigned char **keyed) {
     Py_ssize_t text_lines = 2; /* one more than the lines read: a last empty one */
-    for (Py_ssize_t i = 0; i < n; i++) text_lines += s[i] == '\n';
+    for (Py_ssize_t i = find_char(s, 0, n, '\n'); i < n; i = find_char(s, i + 1, n, '\n')) text_lines++;
     /* 4 bytes a line each (8 for the grams of a text past 32 bits): on a page of 2-character lines,
      * 8-byte scratch made this its peak (12.3 bytes a character) */
     uint32_t *line_key = PyMem_RawMalloc((size_t)text_lines * sizeof(uint32_t));
@@ -354,7 +354,7 @@ static int line_keys(const Py_UCS4 *s, Py_ssize_t n, scratch *buf, PyObject **ke
     Py_ssize_t line = 0, text_line = -1, most = 0;
     for (Py_ssize_t r = 0, end = 0; r < n && !failed; r = end + 1) {
         text_line++;
-        for (end = r; end < n && s[end] != '\n';) end++;
+        end = find_char(s, r, n, '\n');
         Py_ssize_t chars;
         if (line_key_of(s + r, end - r, buf, &line_key[line], &chars) < 0) {
             failed = 1;

@@ -146,13 +146,6 @@ static int unescape(Py_UCS4 **s, Py_ssize_t *len, Py_ssize_t *capacity) {
     return done == NULL ? -1 : 0;
 }
 
-/* The first c in s[0:n], or NULL. */
-static const Py_UCS4 *memchr_ucs4(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 c) {
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (s[i] == c) return s + i;
-    return NULL;
-}
-
 /* Fingerprinter.features: clean, line keys, split, rank and key, whole-text key and sketch. */
 static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     options o;
@@ -189,9 +182,9 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     /* Before the chrome is judged (a joined page's menus and link lists are lines again) and after
      * wrapped lines are joined (a paragraph is broken the same way, wrapped or not). */
     /* Features.flat: no line break until restore_lines broke the page after its sentence ends */
-    int flat = memchr_ucs4(s, n, '\n') == NULL;
+    int flat = !has_char(s, n, '\n');
     if (restore_lines(&s, &n, &capacity) < 0) goto done;
-    flat = flat && memchr_ucs4(s, n, '\n') != NULL;
+    flat = flat && has_char(s, n, '\n');
     int joined = 0; /* only a joined line can be a new long one: restore_lines again only then */
     site_signature site = {.buf = &buf, .count = 0};
     if (o.chrome && (drop_chrome(s, &n, &joined, &site) < 0 || (joined && restore_lines(&s, &n, &capacity) < 0)))

@@ -8,6 +8,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "_speedups_tables.h"
 
@@ -53,11 +54,20 @@ static inline unsigned char_class(Py_UCS4 c) {
            (in_list(delims_original_single, N_DELIMS_ORIGINAL_SINGLE, c) ? C_DELIM << 2 : 0);
 }
 
-static int has_char(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 c) {
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (s[i] == c) return 1;
-    return 0;
+/* Where the first c in s[from:n] is, n for none.  Where wchar_t is a code point, libc's wmemchr, which reads
+ * many at a time: the line scans of a page were a tenth of its features one code point at a time. */
+static inline Py_ssize_t find_char(const Py_UCS4 *s, Py_ssize_t from, Py_ssize_t n, Py_UCS4 c) {
+#if defined(__SIZEOF_WCHAR_T__) && __SIZEOF_WCHAR_T__ == 4
+    if (from >= n) return n;
+    const wchar_t *hit = wmemchr((const wchar_t *)s + from, (wchar_t)c, (size_t)(n - from));
+    return hit == NULL ? n : (const Py_UCS4 *)hit - s;
+#else
+    while (from < n && s[from] != c) from++;
+    return from;
+#endif
 }
+
+static inline int has_char(const Py_UCS4 *s, Py_ssize_t n, Py_UCS4 c) { return find_char(s, 0, n, c) < n; }
 
 static int is_cjk_astral(Py_UCS4 c) {
     for (int i = 0; i < N_CJK_RANGES; i++)
