@@ -8,14 +8,22 @@
 #include "_chrome.h" /* weight */
 #include "_tables.h"
 
-/* linebreaks.unify_breaks in place: "\r\n", "\r" and the other breaks str.splitlines knows made '\n'. */
-static inline int other_break(Py_UCS4 c) {
-    return c == '\r' || c == 0x0B || c == 0x0C || (c >= 0x1C && c <= 0x1E) || c == 0x85 || c == 0x2028 || c == 0x2029;
+/* The breaks str.splitlines knows besides '\n': \v \f \r, 0x1C-0x1E, U+0085, U+2028 and U+2029.  Compares
+ * only, no branch and no shift by the character, so that the scan below is vectorised. */
+static inline unsigned other_break(Py_UCS4 c) {
+    return (c - 0x0B < 3u) | (c - 0x1C < 3u) | (c == 0x85) | ((c | 1) == 0x2029);
 }
 
+/* linebreaks.unify_breaks in place: "\r\n", "\r" and the other breaks made '\n'. */
 static void unify_breaks(Py_UCS4 *s, Py_ssize_t *len) {
     Py_ssize_t n = *len, r = 0;
-    while (r < n && !other_break(s[r])) r++; /* most pages have none: read, never written */
+    /* Most pages have none: read 256 at a time, never written (one at a time, this was 5% of the features). */
+    for (; r + 256 <= n; r += 256) {
+        unsigned any = 0;
+        for (int k = 0; k < 256; k++) any |= other_break(s[r + k]);
+        if (any) break;
+    }
+    while (r < n && !other_break(s[r])) r++;
     Py_ssize_t w = r;
     for (; r < n; r++) {
         Py_UCS4 c = s[r];
