@@ -26,6 +26,9 @@ enum {
     C_PHRASE = 512,   /* the first character of a fold.phrase_table phrase of 2+ characters (nshash/_fold.h) */
     C_PHRASE1 = 1024, /* ... of a one-character phrase */
     C_FLAT_END = 2048, /* a sentence end linebreaks.restore_lines breaks after (CJK or Latin) */
+    /* The first character of a two-character delimiter of split 'default', 'design', 'original' (C_PAIR << split),
+     * BMP only: split_pieces compares the pairs only there, not at every character. */
+    C_PAIR = 4096,
 };
 static uint16_t bmp_class[0x10000];
 
@@ -104,6 +107,11 @@ static int init_tables(void) {
     mark(delims_original_single, N_DELIMS_ORIGINAL_SINGLE, C_DELIM << 2);
     mark(flat_cjk_ends, N_FLAT_CJK_ENDS, C_FLAT_END);
     mark(flat_latin_ends, N_FLAT_LATIN_ENDS, C_FLAT_END);
+    static const Py_UCS4 *const pairs[] = {delims_default_pair, delims_design_pair, delims_original_pair};
+    static const int pair_counts[] = {N_DELIMS_DEFAULT_PAIR, N_DELIMS_DESIGN_PAIR, N_DELIMS_ORIGINAL_PAIR};
+    for (int split = 0; split < 3; split++)
+        for (int k = 0; k + 1 < pair_counts[split]; k += 2)
+            if (pairs[split][k] < 0x10000) bmp_class[pairs[split][k]] |= (uint16_t)(C_PAIR << split);
     for (int i = 0; i < N_CJK_RANGES; i++)
         for (Py_UCS4 c = cjk_ranges[i][0]; c <= cjk_ranges[i][1] && c < 0x10000; c++) bmp_class[c] |= C_CJK;
     for (int i = 0; i < N_PHRASES; i++) {
