@@ -176,8 +176,13 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     }
     /* Folded before the chrome is judged: a line typed in full-width letters is the same line. */
     if (o.fold && wide) {
-        for (Py_ssize_t i = 0; i < n; i++) s[i] = fold_char(s[i]);
-        n = fold_phrases(s, n);
+        Py_UCS4 top = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            s[i] = fold_char(s[i]);
+            top = s[i] > top ? s[i] : top;
+        }
+        /* A page without CJK (most wide English pages: a curly quote) has no phrase: not read for one. */
+        if (top >= phrase_floor) n = fold_phrases(s, n);
     }
     /* Before the chrome is judged (a joined page's menus and link lists are lines again) and after
      * wrapped lines are joined (a paragraph is broken the same way, wrapped or not). */

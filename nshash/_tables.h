@@ -37,6 +37,9 @@ static uint64_t notice_starts[16];
 /* The same for the phrases of fold.phrase_table (2+ characters), in 8,192 bits: nshash/_fold.h. */
 static uint64_t phrase_pairs[128];
 
+/* The least, over the phrases, of a phrase's greatest character: a text with none as great has no phrase. */
+static Py_UCS4 phrase_floor = 0x10FFFF;
+
 static inline unsigned phrase_pair_bit(Py_UCS4 first, Py_UCS4 second) { return (first * 31u + second) & 8191u; }
 
 static inline unsigned pair_bit(Py_UCS4 first, Py_UCS4 second) { return (first * 31u + second) & 1023u; }
@@ -115,7 +118,10 @@ static int init_tables(void) {
     for (int i = 0; i < N_CJK_RANGES; i++)
         for (Py_UCS4 c = cjk_ranges[i][0]; c <= cjk_ranges[i][1] && c < 0x10000; c++) bmp_class[c] |= C_CJK;
     for (int i = 0; i < N_PHRASES; i++) {
-        Py_UCS4 first = phrase_chars[phrase_at[i]];
+        const Py_UCS4 *key = phrase_chars + phrase_at[i];
+        Py_UCS4 first = key[0], top = 0;
+        for (int j = 0; j < phrase_key_len[i]; j++) top = key[j] > top ? key[j] : top;
+        phrase_floor = top < phrase_floor ? top : phrase_floor;
         if (phrase_key_len[i] == 1) {
             if (first < 0x10000) bmp_class[first] |= C_PHRASE1;
             continue;
