@@ -282,11 +282,15 @@ static int drop_template_keys(uint64_t *keys, Py_ssize_t *positions, int count) 
 
 static PyObject *array_type; /* array.array: line keys are compact, 4 bytes a line, not a list of ints */
 
+/* array.array(typecode, [0]) by typecode (an ASCII letter), each made once and kept: calling array.array
+ * for it was most of what a page's five small arrays cost. */
+static PyObject *array_zeros[128];
+
 /* array.array(typecode) of count zeros, and its writable buffer in *view. */
 static PyObject *new_array(const char *typecode, Py_ssize_t count, Py_buffer *view) {
-    PyObject *zero = PyObject_CallFunction(array_type, "s(i)", typecode, 0);
-    PyObject *array = zero == NULL ? NULL : PySequence_Repeat(zero, count);
-    Py_XDECREF(zero);
+    PyObject **zero = &array_zeros[(unsigned char)typecode[0] & 127];
+    if (*zero == NULL) *zero = PyObject_CallFunction(array_type, "s(i)", typecode, 0);
+    PyObject *array = *zero == NULL ? NULL : PySequence_Repeat(*zero, count);
     if (array != NULL && PyObject_GetBuffer(array, view, PyBUF_WRITABLE) < 0) Py_CLEAR(array);
     return array;
 }
