@@ -17,6 +17,16 @@ enum { NO_MATCH = -1, FALLBACK = -2, UNESCAPE = 1 };
 
 static inline int is_ascii_alnum(Py_UCS4 c) { return c < 128 && (Py_ISALNUM((int)c)); }
 
+/* The passes below rewrite s in place, s[r:] read and s[:w] written (w <= r).  copy_to moves s[r:] up to the next
+ * c (or the end) to w, in one move, and returns where that c is: the characters between matches were copied one
+ * at a time, the markup's whole cost on a page with a few tags. */
+static inline Py_ssize_t copy_to(Py_UCS4 *s, Py_ssize_t r, Py_ssize_t *w, Py_ssize_t n, Py_UCS4 c) {
+    Py_ssize_t next = find_char(s, r, n, c);
+    if (*w != r) memmove(s + *w, s + r, (size_t)(next - r) * sizeof(Py_UCS4));
+    *w += next - r;
+    return next;
+}
+
 static Py_ssize_t skip_space(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
     while (i < n && Py_UNICODE_ISSPACE(s[i])) i++;
     return i;
@@ -101,15 +111,13 @@ static int strip_hidden(Py_UCS4 *s, Py_ssize_t *len) {
     hidden_scan h = {*len, *len, -1, -1};
     if (h.n > 0 && s[h.n - 1] == '\n') h.dollar = h.n - 1;
     Py_ssize_t r = 0, w = 0;
-    while (r < h.n) {
-        if (s[r] == '<') {
-            Py_ssize_t end = hidden_match(s, &h, r);
-            if (end == FALLBACK) return FALLBACK;
-            if (end >= 0) {
-                s[w++] = '\n';
-                r = end;
-                continue;
-            }
+    while ((r = copy_to(s, r, &w, h.n, '<')) < h.n) {
+        Py_ssize_t end = hidden_match(s, &h, r);
+        if (end == FALLBACK) return FALLBACK;
+        if (end >= 0) {
+            s[w++] = '\n';
+            r = end;
+            continue;
         }
         s[w++] = s[r++];
     }
@@ -165,15 +173,13 @@ static Py_ssize_t tag_match(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t p, int bl
 /* _BLOCK_TAG_RE.sub("\n", ...) or _TAG_RE.sub("", ...) in place. */
 static int strip_tags(Py_UCS4 *s, Py_ssize_t *len, int block) {
     Py_ssize_t n = *len, r = 0, w = 0;
-    while (r < n) {
-        if (s[r] == '<') {
-            Py_ssize_t end = tag_match(s, n, r, block);
-            if (end == FALLBACK) return FALLBACK;
-            if (end >= 0) {
-                if (block) s[w++] = '\n';
-                r = end;
-                continue;
-            }
+    while ((r = copy_to(s, r, &w, n, '<')) < n) {
+        Py_ssize_t end = tag_match(s, n, r, block);
+        if (end == FALLBACK) return FALLBACK;
+        if (end >= 0) {
+            if (block) s[w++] = '\n';
+            r = end;
+            continue;
         }
         s[w++] = s[r++];
     }
@@ -216,8 +222,8 @@ static int strip_html(Py_UCS4 *s, Py_ssize_t *len) {
     }
     Py_ssize_t n = *len, r = 0, w = 0;
     if (!has_char(s, n, '&')) return 0;
-    while (r < n) {
-        int k = s[r] == '&' ? common_entity(s, n, r) : -1;
+    while ((r = copy_to(s, r, &w, n, '&')) < n) {
+        int k = common_entity(s, n, r);
         if (k >= 0) {
             s[w++] = entity_chars[k];
             r += (Py_ssize_t)strlen(entity_names[k]);
@@ -226,8 +232,8 @@ static int strip_html(Py_UCS4 *s, Py_ssize_t *len) {
         }
     }
     *len = n = w;
-    for (r = 0; r < n; r++)
-        if (s[r] == '&' && needs_unescape(s, n, r)) return UNESCAPE;
+    for (r = find_char(s, 0, n, '&'); r < n; r = find_char(s, r + 1, n, '&'))
+        if (needs_unescape(s, n, r)) return UNESCAPE;
     return 0;
 }
 #endif
