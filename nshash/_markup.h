@@ -127,26 +127,26 @@ static int strip_hidden(Py_UCS4 *s, Py_ssize_t *len) {
 
 static inline int is_base64(Py_UCS4 c) { return c < 128 && (Py_ISALNUM((int)c) || c == '+' || c == '/' || c == '='); }
 
-/* _BASE64_RE.sub("base64,", ...) in place: base64,[A-Za-z0-9+/=]{64,} keeps its "base64,". */
+/* _BASE64_RE.sub("base64,", ...) in place: base64,[A-Za-z0-9+/=]{64,} keeps its "base64,".  A match is
+ * looked for only where its ',' is (the prefix cannot overlap itself: each start has its own comma). */
 static void strip_payloads(Py_UCS4 *s, Py_ssize_t *len) {
     static const char prefix[] = "base64,";
     const Py_ssize_t n = *len, plen = (Py_ssize_t)sizeof prefix - 1;
     Py_ssize_t r = 0, w = 0;
-    while (r < n) {
-        Py_ssize_t j = 0;
-        while (j < plen && r + j < n && s[r + j] == (Py_UCS4)prefix[j]) j++;
-        if (j == plen) {
-            Py_ssize_t end = r + plen;
-            while (end < n && is_base64(s[end])) end++;
-            if (end - (r + plen) >= BASE64_PAYLOAD) {
-                for (j = 0; j < plen; j++) s[w++] = s[r + j];
-                r = end;
-                continue;
-            }
-        }
-        s[w++] = s[r++];
+    for (Py_ssize_t comma = find_char(s, plen - 1, n, ','); comma < n; comma = find_char(s, comma + 1, n, ',')) {
+        Py_ssize_t start = comma - (plen - 1), j = 0; /* start >= r: unread, as is what follows the comma */
+        while (j < plen - 1 && s[start + j] == (Py_UCS4)prefix[j]) j++;
+        if (j < plen - 1) continue;
+        Py_ssize_t end = comma + 1;
+        while (end < n && is_base64(s[end])) end++;
+        if (end - (comma + 1) < BASE64_PAYLOAD) continue;
+        memmove(s + w, s + r, (size_t)(comma + 1 - r) * sizeof(Py_UCS4));
+        w += comma + 1 - r;
+        r = end;
+        comma = r + plen - 2; /* the next search starts at r + plen - 1 */
     }
-    *len = w;
+    memmove(s + w, s + r, (size_t)(n - r) * sizeof(Py_UCS4));
+    *len = w + (n - r);
 }
 
 /* `[^<>]{0,5000}>` from i: the end after the '>', or NO_MATCH. */
