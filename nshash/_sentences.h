@@ -132,13 +132,20 @@ static int split_pieces(Py_UCS4 *s, Py_ssize_t *len, int split, int normalize, P
                         const unsigned char *keyed, line_ends *ends) {
     static const Py_UCS4 *const pairs[] = {delims_default_pair, delims_design_pair, delims_original_pair};
     static const int pair_counts[] = {N_DELIMS_DEFAULT_PAIR, N_DELIMS_DESIGN_PAIR, N_DELIMS_ORIGINAL_PAIR};
-    unsigned delim = (unsigned)C_DELIM << split, pair = (unsigned)C_PAIR << split;
+    unsigned delim = (unsigned)C_DELIM << split, pair = (unsigned)C_PAIR << split, look = delim | pair | C_SPLIT_LOOK;
     int cjk_dot = split == 0; /* _CJK_DOT_RE: a '.' after CJK text ends a sentence ('default' only) */
     Py_ssize_t n = *len, r = 0, w = 0, start = 0, index = 0, text_line = 0;
     Py_UCS4 previous = 0; /* the character before s[r] as it was, for the look-behind */
     while (r < n) {
         Py_UCS4 c = s[r];
         unsigned cls = char_class(c);
+        if (!(cls & look) && c < 0x10000) { /* no cut can be here (astral characters are compared with the pairs) */
+            s[w] = normalize ? ascii_lower(c) : c;
+            w += !(normalize && (cls & C_NOISE));
+            previous = c;
+            r++;
+            continue;
+        }
         Py_ssize_t step = 1;
         int cut = c == '\n' || (cls & delim) || (cjk_dot && c == '.' && r > 0 && is_cjk(previous));
         if (!cut && ((cls & pair) || c >= 0x10000) && pair_delimiter(s, n, r, pairs[split], pair_counts[split])) {

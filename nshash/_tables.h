@@ -29,6 +29,7 @@ enum {
     /* The first character of a two-character delimiter of split 'default', 'design', 'original' (C_PAIR << split),
      * BMP only: split_pieces compares the pairs only there, not at every character. */
     C_PAIR = 4096,
+    C_SPLIT_LOOK = 32768, /* '\n' and '.', which split_pieces looks at whatever their class */
 };
 static uint16_t bmp_class[0x10000];
 
@@ -110,6 +111,8 @@ static int init_tables(void) {
     mark(delims_original_single, N_DELIMS_ORIGINAL_SINGLE, C_DELIM << 2);
     mark(flat_cjk_ends, N_FLAT_CJK_ENDS, C_FLAT_END);
     mark(flat_latin_ends, N_FLAT_LATIN_ENDS, C_FLAT_END);
+    bmp_class['\n'] |= C_SPLIT_LOOK;
+    bmp_class['.'] |= C_SPLIT_LOOK;
     static const Py_UCS4 *const pairs[] = {delims_default_pair, delims_design_pair, delims_original_pair};
     static const int pair_counts[] = {N_DELIMS_DEFAULT_PAIR, N_DELIMS_DESIGN_PAIR, N_DELIMS_ORIGINAL_PAIR};
     for (int split = 0; split < 3; split++)
