@@ -69,6 +69,13 @@ def test_nothing_stored_is_a_clear_error_and_creates_nothing(hashdb: str, tmp_pa
     assert os.listdir(tmp_path) == []
 
 
+def test_a_missing_folder_is_named_and_not_created(hashdb: str, tmp_path: Path) -> None:
+    name = str(tmp_path / "typo" / "news")
+    with pytest.raises(nshash.StoreError, match=r"the folder '.*typo' does not exist; create it first"):
+        nshash.NSHash(name, hashdb=hashdb)
+    assert os.listdir(tmp_path) == []
+
+
 def test_an_empty_store_object_is_not_an_index(tmp_path: Path) -> None:
     store = nshash.HashDBMemory()
     with pytest.raises(nshash.IndexNotFoundError, match="holds no nshash index.*create=True"):
