@@ -20,20 +20,26 @@ typedef struct {
 /*
  * _SEPARATOR_RE.findall, counted: `\s[SPACED]\s|[BARE]`, leftmost first, the
  * first alternative tried first.  Scans s[i:end] from a count already made.
+ * *cjk: the CJK characters of s[i:end] (text._weight), from the classes the
+ * scan looks up anyway: a pass of its own over every line was a quarter of
+ * drop_chrome.
  */
-static Py_ssize_t count_separators(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t count, Py_ssize_t end, chrome_line *line) {
+static Py_ssize_t count_separators(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t count, Py_ssize_t end, chrome_line *line,
+                                   Py_ssize_t *cjk) {
     /* Steps from i < stop may read s[i + 2]; each character's class is looked up once (as the next one,
      * then as the current one), and the spaces around a spaced separator only where one stands. */
-    Py_ssize_t stop = end - 2;
+    Py_ssize_t stop = end - 2, wide = 0;
     unsigned current = i < end ? char_class(s[i]) : 0;
     while (i < stop) {
         unsigned next = char_class(s[i + 1]);
         if ((next & C_SEP_SPACED) && Py_UNICODE_ISSPACE(s[i]) && Py_UNICODE_ISSPACE(s[i + 2])) {
             count++;
+            wide += ((current & C_CJK) != 0) + ((next & C_CJK) != 0) + is_cjk(s[i + 2]);
             i += 3;
             current = i < end ? char_class(s[i]) : 0;
         } else {
             count += (current & C_SEP_BARE) != 0;
+            wide += (current & C_CJK) != 0;
             i++;
             current = next;
         }
@@ -41,7 +47,12 @@ static Py_ssize_t count_separators(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t co
     /* The scan stands at most two characters before the end: a joined line goes on from here. */
     line->scan_at = i;
     line->scan_count = count;
-    for (; i < end; i++) count += (char_class(s[i]) & C_SEP_BARE) != 0;
+    for (; i < end; i++) {
+        unsigned cls = char_class(s[i]);
+        count += (cls & C_SEP_BARE) != 0;
+        wide += (cls & C_CJK) != 0;
+    }
+    *cjk = wide;
     return count;
 }
 
@@ -201,8 +212,10 @@ static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len, int *joined, site_signature 
         while (a < b && Py_UNICODE_ISSPACE(s[a])) a++;
         while (b > a && Py_UNICODE_ISSPACE(s[b - 1])) b--;
         if (a == b) continue;
-        chrome_line next = {a, b - a, weight(s + a, b - a), 0, 0, 0};
-        next.seps = count_separators(s, a, 0, b, &next);
+        chrome_line next = {a, b - a, 0, 0, 0, 0};
+        Py_ssize_t cjk, unused;
+        next.seps = count_separators(s, a, 0, b, &next, &cjk);
+        next.weight = next.len + cjk;
         if (count > 0 && continues(s, &last, &next)) {
             *joined = 1;
             s[w++] = ' '; /* w is at most the '\n' before this line: nothing unread is overwritten */
@@ -210,7 +223,8 @@ static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len, int *joined, site_signature 
             w += b - a;
             last.len += 1 + (b - a);
             last.weight += 1 + next.weight;
-            last.seps = count_separators(s, last.scan_at, last.scan_count, last.start + last.len, &last);
+            /* from where the scan stood: its CJK count is of a part of the line (the weight is added above) */
+            last.seps = count_separators(s, last.scan_at, last.scan_count, last.start + last.len, &last, &unused);
             lines.lens[count - 1] = last.len;
             lines.weights[count - 1] = last.weight;
             lines.seps[count - 1] = capped(last.seps);

@@ -22,7 +22,7 @@ enum {
     C_IGNORECASE = 16,  /* non-ASCII, yet re.IGNORECASE matches it to an ASCII letter */
     /* A one-character delimiter of split 'default', 'design', 'original' (C_DELIM << split). */
     C_DELIM = 32,
-    C_CJK = 256, /* text.CJK_RANGES: is_cjk is a lookup, not a test of every range (a fifth of drop_chrome) */
+    C_CJK = 256, /* text.CJK_RANGES (char_class sets it on astral ones too): is_cjk is a lookup, not a range test */
     C_PHRASE = 512,   /* the first character of a fold.phrase_table phrase of 2+ characters (nshash/_fold.h) */
     C_PHRASE1 = 1024, /* ... of a one-character phrase */
     C_FLAT_END = 2048, /* a sentence end linebreaks.restore_lines breaks after (CJK or Latin) */
@@ -51,9 +51,12 @@ static int in_list(const Py_UCS4 *list, int n, Py_UCS4 c) {
     return 0;
 }
 
+static int is_cjk_astral(Py_UCS4 c);
+
 static inline unsigned char_class(Py_UCS4 c) {
     if (c < 0x10000) return bmp_class[c];
-    return (in_list(noise, N_NOISE, c) ? C_NOISE : 0) | (in_list(sentence_ends, N_SENTENCE_ENDS, c) ? C_SENT_END : 0) |
+    return (is_cjk_astral(c) ? C_CJK : 0) | (in_list(noise, N_NOISE, c) ? C_NOISE : 0) |
+           (in_list(sentence_ends, N_SENTENCE_ENDS, c) ? C_SENT_END : 0) |
            (in_list(sep_spaced, N_SEP_SPACED, c) ? C_SEP_SPACED : 0) | (in_list(sep_bare, N_SEP_BARE, c) ? C_SEP_BARE : 0) |
            (in_list(ignorecase_ascii, N_IGNORECASE_ASCII, c) ? C_IGNORECASE : 0) |
            (in_list(delims_default_single, N_DELIMS_DEFAULT_SINGLE, c) ? C_DELIM : 0) |
