@@ -146,8 +146,9 @@ static int unescape(Py_UCS4 **s, Py_ssize_t *len, Py_ssize_t *capacity) {
     return done == NULL ? -1 : 0;
 }
 
-/* Fingerprinter.features: clean, line keys, split, rank and key, whole-text key and sketch. */
-static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+/* Fingerprinter.features: clean, line keys, split, rank and key, whole-text key and sketch.  shaped: the
+ * tuple in Features' shape (the sketch's grams and slots one item, a Sketch), as similar() hands it on. */
+static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped) {
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
     PyObject *text = args[0], *result = NULL, *lkeys = NULL, *lgrams = NULL, *whole = NULL, *lends = NULL;
@@ -221,8 +222,8 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
         lsite = u32_array(site.keys, 0); /* as features_python: no site keys either */
         if (lsite == NULL) goto done;
         memset(slots, 0, SLOTS);
-        result = Py_BuildValue("([][]Oiy#OOsOOO)", Py_None, 0, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams,
-                               "", lends, lsite, Py_False);
+        result = Py_BuildValue(shaped ? "([][]O(iy#)OOsOOO)" : "([][]Oiy#OOsOOO)", Py_None, 0, (const char *)slots,
+                               (Py_ssize_t)SLOTS, lkeys, lgrams, "", lends, lsite, Py_False);
         goto done;
     }
     PyMem_RawFree(keyed);
@@ -240,9 +241,9 @@ static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Py_ssize_t grams = sketch_of(PyUnicode_4BYTE_KIND, s, n, slots);
     lsite = u32_array(site.keys, site.count);
     if (lsite == NULL) goto done;
-    result = Py_BuildValue("(NNKny#OOOOOO)", list_of_keys(keys, 2 * count), list_of_sizes(positions, count),
-                           (unsigned long long)doc_key, grams, (const char *)slots, (Py_ssize_t)SLOTS, lkeys, lgrams,
-                           whole, lends, lsite, flat ? Py_True : Py_False);
+    result = Py_BuildValue(shaped ? "(NNK(ny#)OOOOOO)" : "(NNKny#OOOOOO)", list_of_keys(keys, 2 * count),
+                           list_of_sizes(positions, count), (unsigned long long)doc_key, grams, (const char *)slots,
+                           (Py_ssize_t)SLOTS, lkeys, lgrams, whole, lends, lsite, flat ? Py_True : Py_False);
 done:
     Py_XDECREF(lsite);
     Py_XDECREF(lkeys);
@@ -254,6 +255,10 @@ done:
     PyMem_RawFree(buf.data);
     PyMem_RawFree(list.items);
     return result;
+}
+
+static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    return features_of(args, nargs, 0);
 }
 
 /*
@@ -272,20 +277,12 @@ static PyObject *similar(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     PyObject *feature_args[9] = {args[0]};
     for (int i = 0; i < 8; i++) feature_args[i + 1] = PyTuple_GET_ITEM(args[1], i);
-    PyObject *found = features(self, feature_args, 9);
-    if (found == NULL) return NULL;
-    if (found == Py_None) {
-        Py_DECREF(found);
-        return Py_BuildValue("(OO)", Py_None, Py_None);
-    }
-    /* (keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends, site_keys, flat) -> Features'
-     * shape */
-    PyObject *item[11];
-    for (int i = 0; i < 11; i++) item[i] = PyTuple_GET_ITEM(found, i);
-    PyObject *shaped = Py_BuildValue("(OOO(OO)OOOOOO)", item[0], item[1], item[2], item[3], item[4], item[5], item[6],
-                                     item[7], item[8], item[9], item[10]);
-    Py_DECREF(found);
+    PyObject *shaped = features_of(feature_args, 9, 1);
     if (shaped == NULL) return NULL;
+    if (shaped == Py_None) {
+        Py_DECREF(shaped);
+        return PyTuple_Pack(2, Py_None, Py_None);
+    }
     PyObject *assign_args[5] = {args[2], args[3], shaped, args[4], args[5]};
     PyObject *match = assign(self, assign_args, 5);
     PyObject *result = NULL;
