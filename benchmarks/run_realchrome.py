@@ -116,11 +116,11 @@ def chromes_and_articles(pages: Sequence[dict[str, Any]]) -> tuple[list[Chrome],
 def edit_article(text: str, rng: random.Random, lang: str, pool: Sequence[str]) -> str:
     """``text`` (its first line the title) as a reprinting site edits it (``indep/edits.py``'s ``reprint_edit``).
 
-    ``pool``: the language's articles, one of which may lend a paragraph.
+    ``pool``: the language's articles, one of which (not ``text``) may lend a paragraph.
     """
     title, *paras = text.split("\n")
-    arts = [{"title": "", "paras": other.split("\n")} for other in pool]
     me = {"title": title, "paras": paras}
+    arts = [me if other == text else {"title": "", "paras": other.split("\n")} for other in pool]
     new_title, paras, above, below, _ = reprint_edit(title, paras, rng, lang == "zh", arts, me, Counter())
     return "\n".join([*([new_title] if new_title else []), *above, *paras, *below])
 
