@@ -73,6 +73,12 @@ def test_an_edited_article_is_seeded_and_keeps_most_of_its_text() -> None:
     assert all(sum((han & Counter(out)).values()) >= 0.3 * han.total() for out in outs)
 
 
+def test_an_article_never_lends_itself_the_inserted_paragraph() -> None:
+    # With only itself in the pool, no paragraph is inserted: a paragraph appearing twice would be its own.
+    outs = [edit_article(ZH_ARTICLE, random.Random(seed), "zh", [ZH_ARTICLE]) for seed in range(300)]
+    assert all(out.count(f"第{i}段") <= 1 for out in outs for i in range(10))
+
+
 def test_pair_kinds_counts_each_pair_once() -> None:
     docs = make_docs([Chrome("x", "en", "H", "F"), Chrome("y", "en", "H2", "F2")], {"en": [("a", "t")]}, 2, seed=1)
     # One article on both chromes, twice each: 4 pairs across chromes, 2 within one chrome (not counted).
