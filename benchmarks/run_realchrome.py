@@ -35,6 +35,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +114,12 @@ def chromes_and_articles(pages: Sequence[dict[str, Any]]) -> tuple[list[Chrome],
     return chromes, articles
 
 
+@lru_cache(maxsize=len(LANGS))
+def _lenders(pool: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The articles of ``pool`` as ``reprint_edit`` reads another article's paragraphs: split once a pool."""
+    return [{"title": "", "paras": other.split("\n")} for other in pool]
+
+
 def edit_article(text: str, rng: random.Random, lang: str, pool: Sequence[str]) -> str:
     """``text`` (its first line the title) as a reprinting site edits it (``indep/edits.py``'s ``reprint_edit``).
 
@@ -120,7 +127,7 @@ def edit_article(text: str, rng: random.Random, lang: str, pool: Sequence[str]) 
     """
     title, *paras = text.split("\n")
     me = {"title": title, "paras": paras}
-    arts = [me if other == text else {"title": "", "paras": other.split("\n")} for other in pool]
+    arts = [me if other == text else lender for other, lender in zip(pool, _lenders(tuple(pool)))]
     new_title, paras, above, below, _ = reprint_edit(title, paras, rng, lang == "zh", arts, me, Counter())
     return "\n".join([*([new_title] if new_title else []), *above, *paras, *below])
 
