@@ -50,6 +50,13 @@ static inline unsigned char *put_utf8(unsigned char *o, Py_UCS4 c) {
     return o;
 }
 
+/* Whether the eight code points from s are all ASCII: one test for the eight, where text is mostly ASCII. */
+static inline int ascii8(const Py_UCS4 *s) {
+    Py_UCS4 any = 0;
+    for (int k = 0; k < 8; k++) any |= s[k];
+    return any < 0x80;
+}
+
 /* farmhash64(prefix + s[0:n]); 0 with MemoryError set when out of memory (*failed = 1). */
 static uint64_t hash_text(scratch *buf, const char *prefix, size_t prefix_len, const Py_UCS4 *s, Py_ssize_t n,
                           int *failed) {
@@ -63,9 +70,7 @@ static uint64_t hash_text(scratch *buf, const char *prefix, size_t prefix_len, c
     Py_ssize_t i = 0;
     /* Eight at a time: written without a test each when all are ASCII (an English page nearly is) */
     for (; i + 8 <= n; i += 8) {
-        Py_UCS4 any = 0;
-        for (int k = 0; k < 8; k++) any |= s[i + k];
-        if (any < 0x80) {
+        if (ascii8(s + i)) {
             for (int k = 0; k < 8; k++) end[k] = (unsigned char)s[i + k];
             end += 8;
         } else {
@@ -354,9 +359,7 @@ static inline int line_key_of(const Py_UCS4 *s, Py_ssize_t len, scratch *buf, ui
     Py_ssize_t count = 0, i = 0;
     /* Eight at a time: all ASCII (most of an English page), each is one byte and one lookup, with one test. */
     for (; i + 8 <= len; i += 8) {
-        Py_UCS4 any = 0;
-        for (int k = 0; k < 8; k++) any |= s[i + k];
-        if (any >= 0x80) {
+        if (!ascii8(s + i)) {
             for (int k = 0; k < 8; k++) p = put_normalised(p, s[i + k], &count);
             continue;
         }
