@@ -54,9 +54,9 @@ def os_error(exc: OSError, what: str, action: str, advice: str = "") -> StoreErr
         return StoreWriteError(exc.errno, f"{what}: the disk refused a write while {action} ({reason}). {advice}")
     if exc.errno == errno.ENAMETOOLONG:
         return StoreNameError(f"{what}: the path is too long for the file system ({reason}); use a shorter name")
-    if exc.errno == errno.ENOENT and exc.filename is not None and not Path(os.fsdecode(exc.filename)).parent.is_dir():
+    folder = Path(os.fsdecode(exc.filename)).parent if exc.errno == errno.ENOENT and exc.filename is not None else None
+    if folder is not None and not folder.is_dir():
         # A store makes its own files, never the folders above them: a mistyped path is not a new index.
-        folder = Path(os.fsdecode(exc.filename)).parent
         return StoreError(f"{what}: {action} failed: the folder {str(folder)!r} does not exist; create it first")
     return StoreError(f"{what}: {action} failed: {reason}. {advice}".rstrip())
 
