@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import importlib.util
 import json
@@ -205,3 +206,33 @@ def test_build_writes_the_four_files_from_a_source_tree(tmp_path: Path) -> None:
         assert len(docs) == len(metas) == stats[name]["docs"]
         assert len({d["label"] for d in docs}) == stats[name]["clusters"] == stats[name]["articles"]
     assert json.loads((out / "stats.json").read_text(encoding="utf-8")) == json.loads(json.dumps(stats))
+
+
+def _real_page(pid: str, lang: str, site: str, cluster: str, main: str = "", traf: str = "") -> dict[str, Any]:
+    return {"id": pid, "lang": lang, "site": site, "cluster": cluster, "forms": {"main": main, "traf": traf}}
+
+
+def test_real_pages_give_one_article_a_label_titled_by_their_first_line(tmp_path: Path) -> None:
+    from realpool import real_articles
+
+    pages = []
+    for zh in (True, False):
+        lang = "zh" if zh else "en"
+        for i, article in enumerate(_articles(zh)[:5]):
+            text = "\n".join([article["title"], *article["paras"]])
+            form = {"main": text} if i % 2 else {"traf": text, "main": ""}  # main when it has one, else traf
+            pages.append(_real_page(f"{lang}{i}", lang, f"site{i % 2}.{lang}", f"{lang}-c{i}", **form))
+        pages.append(_real_page(f"{lang}-copy", lang, "copy.example", f"{lang}-c0", main=pages[-5]["forms"]["traf"]))
+    pages.append(_real_page("de0", "de", "x.de", "de-c0", main="Titel\n" + "Ein deutscher Satz hier. " * 40))
+    pages.append(_real_page("en-one-line", "en", "y.com", "en-c9", main=" ".join(EN_SENTENCES)))
+    with gzip.open(tmp_path / "pages.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps(page, ensure_ascii=False) + "\n" for page in pages)
+    pools = real_articles(str(tmp_path))
+    assert sorted(pools) == ["en", "zh"]  # other languages are not pooled
+    assert [a["src"] for a in pools["en"]] == ["en0", "en1", "en2", "en3", "en4"]  # one per label; no one-line page
+    assert [a["title"] for a in pools["en"]] == [f"Article {i}" for i in range(5)]
+    assert pools["en"][1]["group"] == "site:site1.en"
+    assert [a["src"] for a in pools["zh"]] == ["zh0", "zh1", "zh2", "zh3", "zh4"]
+    stats = build.build("unused", 1, str(tmp_path / "out"), realpages=str(tmp_path))
+    assert sorted(name for name in stats if name != "pool_articles") == ["en", "zh"]
+    assert stats["en"]["clusters"] == stats["en"]["articles"] == 5  # every article of the pool

@@ -21,8 +21,9 @@ from typing import Any
 # The modules live beside this script, which runs from anywhere.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from realpool import DEFAULT_REALPAGES, real_articles
 from simulate import Simulated, simulate
-from sources import DEFAULT_SRC, Article, drop_near_copies, en_articles, zh_articles
+from sources import DEFAULT_SRC, drop_near_copies, en_articles, zh_articles
 
 #: File name -> (articles, sites). Each article is one cluster.
 FILES = {"zh": (600, 60), "en": (1100, 70), "zh-small": (170, 30), "en-small": (200, 30)}
@@ -62,17 +63,23 @@ def write_jsonl(path: str, rows: list[dict[str, Any]], ensure_ascii: bool) -> No
             f.write(json.dumps(row, ensure_ascii=ensure_ascii) + "\n")
 
 
-def build(src: str, seed: int, out: str) -> dict[str, Any]:
-    """Write the four files of ``seed`` into ``out``; returns what stats.json holds."""
+def build(src: str, seed: int, out: str, realpages: str | None = None) -> dict[str, Any]:
+    """Write the four files of ``seed`` into ``out``; returns what stats.json holds.
+
+    ``realpages``: draw the articles from the real pages in that folder instead (:mod:`realpool`): the
+    zh and en files only, every article of the pool once, sites in the Debian files' proportion.
+    """
     os.makedirs(out, exist_ok=True)
-    pools: dict[str, list[Article]] = {
-        "zh": drop_near_copies(zh_articles(src)),
-        "en": drop_near_copies(en_articles(src)),
-    }
+    files = FILES
+    if realpages is not None:
+        pools = real_articles(realpages)
+        files = {name: _scaled(name, len(pools[name])) for name in ("zh", "en")}
+    else:
+        pools = {"zh": drop_near_copies(zh_articles(src)), "en": drop_near_copies(en_articles(src))}
     if not pools["zh"] or not pools["en"]:
-        raise SystemExit(f"no articles found under {src}: run fetch_sources.sh first, or set --src / $INDEP_SRC")
+        raise SystemExit(f"no articles found under {realpages or src}: run fetch_sources.sh first, or set --src")
     all_stats: dict[str, Any] = {"pool_articles": {k: len(v) for k, v in pools.items()}}
-    for name, (n_articles, n_sites) in FILES.items():
+    for name, (n_articles, n_sites) in files.items():
         sim = simulate(name, pools[name.split("-")[0]], seed, n_articles, n_sites)
         write_jsonl(os.path.join(out, name + ".jsonl"), sim.docs, ensure_ascii=False)
         write_jsonl(os.path.join(out, name + ".meta.jsonl"), sim.metas, ensure_ascii=True)
@@ -84,13 +91,22 @@ def build(src: str, seed: int, out: str) -> dict[str, Any]:
     return all_stats
 
 
+def _scaled(name: str, pool: int) -> tuple[int, int]:
+    """``(articles, sites)`` of file ``name`` for a pool of ``pool`` articles: all of them, sites in proportion."""
+    articles, sites = FILES[name]
+    return pool, max(8, round(sites * pool / articles))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True, help="output directory")
     ap.add_argument("--src", default=DEFAULT_SRC, help="the unpacked packages (default: $INDEP_SRC or .src here)")
+    ap.add_argument(
+        "--realpages", nargs="?", const=DEFAULT_REALPAGES, help="draw the articles from the real pages (realpool.py)"
+    )
     args = ap.parse_args()
-    build(args.src, args.seed, args.out)
+    build(args.src, args.seed, args.out, args.realpages)
 
 
 if __name__ == "__main__":
