@@ -58,6 +58,7 @@ CHROME = (
     "CHROME_SEGMENTS",
     "CHROME_RUN",
     "WRAP_MIN",
+    "WRAP_LOWER",
     "CHROME_KEEP",
     "CHROME_PROSE",
     "SITE_EDGE_LINES",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 import nshash
 import nshash.fold
+from nshash import text
 from nshash.edges import has_line, line_filter, member_tail, shared_chrome
 from nshash.fingerprint import Fingerprinter
 from nshash.fold import fold_chars
@@ -170,6 +172,38 @@ def test_hard_wrapped_lines_are_joined_but_menus_are_not() -> None:
     assert drop_chrome(wrapped) == "The sentence goes on past the edge of the column and ends on the next line."
     menu = "A long title of the page that has no sentence end at all\nhome | news | tech | about"
     assert drop_chrome(menu).count("\n") == 1
+
+
+#: A story wrapped at 38 columns: lines of 30-38 characters, some starting in
+#: lower case, sentence ends inside lines but none at a line's end.
+_NARROW_STORY = textwrap.fill(
+    "The old mill by the river was sold to a group of local farmers in the spring of last year, "
+    "and they plan to turn it into a market hall for the whole valley. Mary Hope, who leads the group, "
+    "said the work on the roof would start as soon as the rain stops, and that the hall could open "
+    "before the harvest. the town council gave its consent in March. a grant from the county will pay "
+    "for half of the cost of the new floor and the stairs",
+    width=38,
+)
+
+
+def test_a_story_wrapped_at_38_columns_is_joined_and_kept_on_a_whole_page() -> None:
+    assert all(30 <= len(line) < text.WRAP_MIN for line in _NARROW_STORY.split("\n"))
+    menus = [f"Section {i} of the site" for i in range(24)]
+    page = "\n".join([*menus, _NARROW_STORY, *(f"Footer link {i}" for i in range(16))])
+    joined = " ".join(_NARROW_STORY.split("\n"))
+    assert joined in drop_chrome(page).split("\n")  # one line: not cut into a "link list" and dropped
+    fingerprinter = Fingerprinter(Options())
+    normalised = re.sub(r"[\s,.]", "", joined.lower())
+    assert normalised in fingerprinter.features(page).whole  # the C's, when it is built
+    assert normalised in fingerprinter.features_python(page).whole
+
+
+def test_a_short_line_joins_a_lower_case_line_only_as_latin_text() -> None:
+    title = "A title of thirty-odd characters"  # no sentence end, and the next line starts in upper case
+    assert drop_chrome(f"{title}\nThe story begins here.") == f"{title}\nThe story begins here."
+    cjk = "第一章：安装以后需要检查的几个设置"  # 17 CJK characters: weighs 34, below WRAP_MIN
+    assert drop_chrome(f"{cjk}\nsystemd 会在启动时读取它们。").count("\n") == 1
+    assert drop_chrome(f"{title}\nand goes on here.") == f"{title} and goes on here."
 
 
 def test_traditional_chinese_folds_to_simplified() -> None:

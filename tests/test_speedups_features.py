@@ -84,7 +84,8 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert set(tables["SENTENCE_ENDS"]) == text._SENTENCE_ENDS
     assert set(tables["CLOSERS"]) == text._CLOSERS
     assert tuple(zip(tables["entity_names"], tables["entity_chars"])) == text._COMMON_ENTITIES
-    for name in [*(name for name in vars(text) if name.startswith("CHROME_")), "WRAP_MIN"]:  # every one the C needs
+    # every one the C needs
+    for name in [*(name for name in vars(text) if name.startswith("CHROME_")), "WRAP_MIN", "WRAP_LOWER"]:
         assert tables[name] == getattr(text, name), name
     assert tables["TAIL_MARK"] == fingerprint._TAIL_MARK.encode()
     assert tables["LINE_MARK"] == fingerprint._LINE_MARK.encode()
