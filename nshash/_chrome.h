@@ -93,8 +93,8 @@ static inline int ends_sentence(const Py_UCS4 *s, const chrome_line *line) {
 static int continues(const Py_UCS4 *s, const chrome_line *line, const chrome_line *next) {
     if (ends_sentence(s, line) || line->weight < WRAP_LOWER || line->seps >= 2 || next->seps >= 2) return 0;
     Py_UCS4 first = s[next->start], last = s[line->start + line->len - 1];
-    if (Py_UNICODE_ISLOWER(first) && last < 128) return 1;
-    return line->weight >= WRAP_MIN && (Py_UNICODE_ISDIGIT(first) || (is_cjk(first) && is_cjk(last)));
+    if (line->weight < WRAP_MIN) return Py_UNICODE_ISLOWER(first) && line->weight == line->len; /* no CJK */
+    return Py_UNICODE_ISLOWER(first) || Py_UNICODE_ISDIGIT(first) || (is_cjk(first) && is_cjk(last));
 }
 
 /*

@@ -203,6 +203,10 @@ def test_a_short_line_joins_a_lower_case_line_only_as_latin_text() -> None:
     assert drop_chrome(f"{title}\nThe story begins here.") == f"{title}\nThe story begins here."
     cjk = "第一章：安装以后需要检查的几个设置"  # 17 CJK characters: weighs 34, below WRAP_MIN
     assert drop_chrome(f"{cjk}\nsystemd 会在启动时读取它们。").count("\n") == 1
+    cjk_title = "控制 xinetd CONTROLLING XINETD"  # weighs 30, ends in a Latin word, but holds CJK
+    assert drop_chrome(f"{cjk_title}\nxinetd 收到一定的信号时会执行一定的动作。").count("\n") == 1
+    dateline = "发布时间：2019-02-09 06:17 来源：火山在线 作者：张霞"  # WRAP_MIN or more: as before
+    assert drop_chrome(f"{dateline}\nprocfs 和 sysfs 两个伪文件系统。").count("\n") == 0
     assert drop_chrome(f"{title}\nand goes on here.") == f"{title} and goes on here."
 
 
