@@ -236,3 +236,24 @@ def test_real_pages_give_one_article_a_label_titled_by_their_first_line(tmp_path
     stats = build.build("unused", 1, str(tmp_path / "out"), realpages=str(tmp_path))
     assert sorted(name for name in stats if name != "pool_articles") == ["en", "zh"]
     assert stats["en"]["clusters"] == stats["en"]["articles"] == 5  # every article of the pool
+
+
+def test_a_long_first_line_is_a_lead_paragraph_titled_by_its_first_words() -> None:
+    from realpool import TITLE_MAX, title_and_paragraphs
+
+    assert title_and_paragraphs(["A short title", "Body."]) == ("A short title", ["Body."])
+    short = "The council met on Monday to discuss the plan for the new bridge. It will cost more than planned."
+    assert title_and_paragraphs([short, "Body."]) == (
+        "The council met on Monday to discuss the plan for the new bridge.",
+        [short, "Body."],
+    )
+    lead = (
+        "The council met on Monday evening to discuss at length the plan for a new bridge over the river "
+        "near the old mill. More."
+    )
+    title, paras = title_and_paragraphs([lead, "Body."])
+    assert paras == [lead, "Body."]  # the lead stays the article's first paragraph
+    assert lead.startswith(title) and len(title) <= TITLE_MAX and lead[len(title)] == " "  # whole words
+    zh_lead = "据外媒报道，日本现存的唯一一家提供传呼机服务的营运商将正式终止服务。日本电信电话公社开始提供传呼机业务。"
+    zh_title, _ = title_and_paragraphs([zh_lead, "正文。"])
+    assert zh_lead.startswith(zh_title) and 2 * len(zh_title) <= TITLE_MAX  # a CJK character counts two

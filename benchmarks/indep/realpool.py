@@ -4,9 +4,9 @@ The same simulation as the Debian pool (:mod:`simulate`), other sources: news st
 forum threads of hundreds of real sites instead of help manuals.  Acceptance corpora are built "the same
 way from other sources and sites"; this pool is the nearest such source here.  An article is a page's
 ``main`` text (the extraction projects' own annotation), else its ``traf`` text; its first line is its
-title, and its ``group`` (the publisher sites and sibling pages of :mod:`simulate`) is its real site.
-Pages sharing a ``cluster`` label give one article.  The pages are read where they are; nothing of them
-is written into the repository.
+title (:func:`title_and_paragraphs`), and its ``group`` (the publisher sites and sibling pages of
+:mod:`simulate`) is its real site.  Pages sharing a ``cluster`` label give one article.  The pages are
+read where they are; nothing of them is written into the repository.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 
-from sources import LENGTHS, Article, drop_near_copies, normalize
+from sources import CJK, LENGTHS, Article, drop_near_copies, normalize
 
 #: The folder of the labelled real pages, beside the repository (``$REALPAGES`` or ``--realpages`` elsewhere).
 DEFAULT_REALPAGES = os.environ.get(
@@ -24,8 +25,32 @@ DEFAULT_REALPAGES = os.environ.get(
 )
 
 
+#: The longest first line taken for a title (characters; a CJK character counts two).  Annotated texts
+#: often start with their lead paragraph instead: a title of its first words then heads the article,
+#: the lead stays its first paragraph, and related-article lists carry titles, not whole paragraphs.
+TITLE_MAX = 90
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
+
+
 def _paragraphs(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _width(text: str) -> int:
+    return len(text) + len(CJK.findall(text))
+
+
+def title_and_paragraphs(lines: list[str]) -> tuple[str, list[str]]:
+    """A text's title and paragraphs: its first line when short enough, else the first words of it."""
+    if _width(lines[0]) <= TITLE_MAX:
+        return lines[0], lines[1:]
+    first = _SENTENCE_END.split(lines[0], maxsplit=1)[0]
+    title = ""
+    for token in re.findall(r"[\u4e00-\u9fff]\s*|[^\s\u4e00-\u9fff]+\s*", first):
+        if _width(title + token) > TITLE_MAX:
+            break
+        title += token
+    return title.strip() or first[: TITLE_MAX // 2], lines
 
 
 def real_articles(folder: str = DEFAULT_REALPAGES) -> dict[str, list[Article]]:
@@ -40,6 +65,7 @@ def real_articles(folder: str = DEFAULT_REALPAGES) -> dict[str, list[Article]]:
             if page["lang"] not in raw or page["cluster"] in seen or len(lines) < 2:
                 continue
             seen.add(page["cluster"])
-            article = {"title": lines[0], "paras": lines[1:], "group": "site:" + page["site"], "src": page["id"]}
+            title, paras = title_and_paragraphs(lines)
+            article = {"title": title, "paras": paras, "group": "site:" + page["site"], "src": page["id"]}
             raw[page["lang"]].append(article)
     return {lang: drop_near_copies(normalize(arts, lang, *LENGTHS[lang])) for lang, arts in raw.items()}
