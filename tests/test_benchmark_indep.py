@@ -228,13 +228,14 @@ def test_real_pages_give_one_article_a_label_titled_by_their_first_line(tmp_path
     with gzip.open(tmp_path / "pages.jsonl.gz", "wt", encoding="utf-8") as f:
         f.writelines(json.dumps(page, ensure_ascii=False) + "\n" for page in pages)
     pools = real_articles(str(tmp_path))
-    assert sorted(pools) == ["en", "zh"]  # other languages are not pooled
+    assert [a["src"] for a in pools["other"]] == ["de0"]  # other languages, cut by the English rules
     assert [a["src"] for a in pools["en"]] == ["en0", "en1", "en2", "en3", "en4"]  # one per label; no one-line page
     assert [a["title"] for a in pools["en"]] == [f"Article {i}" for i in range(5)]
     assert pools["en"][1]["group"] == "site:site1.en"
     assert [a["src"] for a in pools["zh"]] == ["zh0", "zh1", "zh2", "zh3", "zh4"]
     stats = build.build("unused", 1, str(tmp_path / "out"), realpages=str(tmp_path))
-    assert sorted(name for name in stats if name != "pool_articles") == ["en", "zh"]
+    assert sorted(name for name in stats if name != "pool_articles") == ["en", "other", "zh"]
+    assert stats["other"]["clusters"] == 1
     assert stats["en"]["clusters"] == stats["en"]["articles"] == 5  # every article of the pool
 
 

@@ -67,13 +67,14 @@ def build(src: str, seed: int, out: str, realpages: str | None = None) -> dict[s
     """Write the four files of ``seed`` into ``out``; returns what stats.json holds.
 
     ``realpages``: draw the articles from the real pages in that folder instead (:mod:`realpool`): the
-    zh and en files only, every article of the pool once, sites in the Debian files' proportion.
+    zh and en files, and ``other`` (the other languages' articles, simulated as English pages are),
+    every article of the pool once, sites in the Debian files' proportion.
     """
     os.makedirs(out, exist_ok=True)
     files = FILES
     if realpages is not None:
         pools = real_articles(realpages)
-        files = {name: _scaled(name, len(pools[name])) for name in ("zh", "en")}
+        files = {name: _scaled(name, len(pools[name])) for name in ("zh", "en", "other")}
     else:
         pools = {"zh": drop_near_copies(zh_articles(src)), "en": drop_near_copies(en_articles(src))}
     if not pools["zh"] or not pools["en"]:
@@ -93,7 +94,7 @@ def build(src: str, seed: int, out: str, realpages: str | None = None) -> dict[s
 
 def _scaled(name: str, pool: int) -> tuple[int, int]:
     """``(articles, sites)`` of file ``name`` for a pool of ``pool`` articles: all of them, sites in proportion."""
-    articles, sites = FILES[name]
+    articles, sites = FILES.get(name, FILES["en"])
     return pool, max(8, round(sites * pool / articles))
 
 

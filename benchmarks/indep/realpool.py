@@ -54,18 +54,23 @@ def title_and_paragraphs(lines: list[str]) -> tuple[str, list[str]]:
 
 
 def real_articles(folder: str = DEFAULT_REALPAGES) -> dict[str, list[Article]]:
-    """The Chinese and English articles of the real pages, filtered and cut like the Debian pool's."""
-    raw: dict[str, list[Article]] = {"zh": [], "en": []}
+    """The real pages' articles, filtered and cut like the Debian pool's: ``zh``, ``en`` and ``other``.
+
+    ``other``: every other language (German, Spanish, French, Russian, ...), cut by the English rules
+    and simulated as English pages are (``build.py`` writes them to ``other.jsonl``).
+    """
+    raw: dict[str, list[Article]] = {"zh": [], "en": [], "other": []}
     seen: set[str] = set()
     with gzip.open(os.path.join(folder, "pages.jsonl.gz"), "rt", encoding="utf-8") as f:
         for line in f:
             page = json.loads(line)
             forms = page.get("forms") or {}
             lines = _paragraphs(forms.get("main") or forms.get("traf") or "")
-            if page["lang"] not in raw or page["cluster"] in seen or len(lines) < 2:
+            if page["cluster"] in seen or len(lines) < 2:
                 continue
             seen.add(page["cluster"])
             title, paras = title_and_paragraphs(lines)
             article = {"title": title, "paras": paras, "group": "site:" + page["site"], "src": page["id"]}
-            raw[page["lang"]].append(article)
-    return {lang: drop_near_copies(normalize(arts, lang, *LENGTHS[lang])) for lang, arts in raw.items()}
+            raw[page["lang"] if page["lang"] in ("zh", "en") else "other"].append(article)
+    rules = {"zh": "zh", "en": "en", "other": "en"}
+    return {name: drop_near_copies(normalize(arts, rules[name], *LENGTHS[rules[name]])) for name, arts in raw.items()}
