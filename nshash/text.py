@@ -298,21 +298,11 @@ CHROME_RUN: Final = 3
 #: A line at least this long (weighted) that ends without a sentence end
 #: continues on the next line (hard wrapping).
 WRAP_MIN: Final = 40
-#: ... or at least this long when it holds no CJK and the next line starts in
-#: lower case: an English sentence wrapped at 40 to 50 columns has lines of 30
-#: to 45 characters (a title, a menu item or a button is not followed by a
-#: lower-case line).  At ``WRAP_MIN`` such lines stayed apart, and a paragraph
-#: of them without a line that ends a sentence was dropped as a link list: a
-#: real article wrapped at 45 columns kept 852 of the 3,156 normalised
-#: characters it has with no chrome dropped.  Measured (2026-12-06): the
-#: independent corpus's en F1 up on all four seeds (recall +0.16 to +0.49
-#: points), its zh unchanged; that simulation over real articles
-#: (``build.py --realpages``) en F1 up on all four seeds, zh unchanged; the 95
-#: synthetic files mean F1 +0.00002 (up on 16, down on 12), the three later
-#: seeds -0.00005 (up on 2, down on 5); real pages, real chrome around real
-#: articles and the sample unchanged in F1.  Not for a line with CJK: a
-#: Chinese title ending in a Latin word ("控制 xinetd CONTROLLING XINETD")
-#: went onto a paragraph that starts with a command name.
+#: ... or this long, without CJK, before a lower-case line: English wrapped
+#: at 40-50 columns, whose lines a "link list" run dropped (a real article
+#: kept 852 of 3,156 characters).  Independent en F1 up on 4 of 4 seeds, zh
+#: and real pages unchanged (CHANGELOG 2.0.0).  Lines with CJK stay at
+#: ``WRAP_MIN``: a Chinese title ending in a Latin word joined a paragraph.
 WRAP_LOWER: Final = 30
 #: What is kept must be at least this share of the page (weighted), or the page is kept whole.
 CHROME_KEEP: Final = 0.2

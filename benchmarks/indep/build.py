@@ -64,7 +64,7 @@ def write_jsonl(path: str, rows: list[dict[str, Any]], ensure_ascii: bool) -> No
 
 
 def build(src: str, seed: int, out: str, realpages: str | None = None) -> dict[str, Any]:
-    """Write the four files of ``seed`` into ``out``; returns what stats.json holds.
+    """Write the four files of ``seed`` into ``out`` (three with ``realpages``); returns what stats.json holds.
 
     ``realpages``: draw the articles from the real pages in that folder instead (:mod:`realpool`): the
     zh and en files, and ``other`` (the other languages' articles, simulated as English pages are),

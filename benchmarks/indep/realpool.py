@@ -45,6 +45,8 @@ def title_and_paragraphs(lines: list[str]) -> tuple[str, list[str]]:
     if _width(lines[0]) <= TITLE_MAX:
         return lines[0], lines[1:]
     first = _SENTENCE_END.split(lines[0], maxsplit=1)[0]
+    if _width(first) < TITLE_MAX // 3:  # "Mr." or "Berlin." is not the sentence the title is cut from
+        first = lines[0]
     title = ""
     for token in re.findall(r"[\u4e00-\u9fff]\s*|[^\s\u4e00-\u9fff]+\s*", first):
         if _width(title + token) > TITLE_MAX:
