@@ -255,6 +255,8 @@ def test_a_long_first_line_is_a_lead_paragraph_titled_by_its_first_words() -> No
     title, paras = title_and_paragraphs([lead, "Body."])
     assert paras == [lead, "Body."]  # the lead stays the article's first paragraph
     assert lead.startswith(title) and len(title) <= TITLE_MAX and lead[len(title)] == " "  # whole words
+    dateline = "ST. JOSEPH, Mich. (AP) — Health authorities are reporting a case of a rare virus in the state, " * 2
+    assert title_and_paragraphs([dateline, "Body."])[0].startswith("ST. JOSEPH, Mich. (AP) — Health")  # not "ST."
     zh_lead = "据外媒报道，日本现存的唯一一家提供传呼机服务的营运商将正式终止服务。日本电信电话公社开始提供传呼机业务。"
     zh_title, _ = title_and_paragraphs([zh_lead, "正文。"])
     assert zh_lead.startswith(zh_title) and 2 * len(zh_title) <= TITLE_MAX  # a CJK character counts two
