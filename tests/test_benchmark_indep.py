@@ -260,3 +260,16 @@ def test_a_long_first_line_is_a_lead_paragraph_titled_by_its_first_words() -> No
     zh_lead = "据外媒报道，日本现存的唯一一家提供传呼机服务的营运商将正式终止服务。日本电信电话公社开始提供传呼机业务。"
     zh_title, _ = title_and_paragraphs([zh_lead, "正文。"])
     assert zh_lead.startswith(zh_title) and 2 * len(zh_title) <= TITLE_MAX  # a CJK character counts two
+
+
+def test_a_part_that_repeats_an_earlier_part_of_its_text_is_dropped() -> None:
+    from realpool import without_repeats
+
+    body = [f"{sentence} It is paragraph {i}." for i, sentence in enumerate(EN_SENTENCES)]
+    parts = [
+        {"title": "T (part 1)", "paras": body[:6], "group": "g", "src": "a"},
+        {"title": "T (part 2)", "paras": [p.upper() for p in body[:2]] + body[:4], "group": "g", "src": "a"},
+        {"title": "T (part 3)", "paras": body[6:], "group": "g", "src": "a"},
+        {"title": "U", "paras": body[:6], "group": "g", "src": "b"},  # another text: drop_near_copies' to judge
+    ]
+    assert [p["title"] for p in without_repeats(parts)] == ["T (part 1)", "T (part 3)", "U"]

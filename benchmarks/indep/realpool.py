@@ -75,4 +75,31 @@ def real_articles(folder: str = DEFAULT_REALPAGES) -> dict[str, list[Article]]:
             article = {"title": title, "paras": paras, "group": "site:" + page["site"], "src": page["id"]}
             raw[page["lang"] if page["lang"] in ("zh", "en") else "other"].append(article)
     rules = {"zh": "zh", "en": "en", "other": "en"}
-    return {name: drop_near_copies(normalize(arts, rules[name], *LENGTHS[rules[name]])) for name, arts in raw.items()}
+    return {
+        name: drop_near_copies(without_repeats(normalize(arts, rules[name], *LENGTHS[rules[name]])))
+        for name, arts in raw.items()
+    }
+
+
+#: A part of a text (``normalize`` cuts long ones) this much of whose 5-grams an earlier part of the same
+#: text holds repeats it: an annotated text that holds its article twice, as Markdown and as HTML.  Its
+#: parts are one article to anyone, so their labels would be noise (as ``drop_near_copies`` says).
+REPEATED = 0.5
+
+
+def _grams(article: Article) -> set[str]:
+    text = re.sub(r"\s+", "", "".join(article["paras"]))
+    return {text[i : i + 5] for i in range(max(1, len(text) - 4))}
+
+
+def without_repeats(arts: list[Article]) -> list[Article]:
+    """``arts`` without the parts that repeat an earlier part of their text (:data:`REPEATED`)."""
+    kept: list[Article] = []
+    earlier: dict[str, list[set[str]]] = {}
+    for article in arts:
+        grams = _grams(article)
+        if any(len(grams & other) >= REPEATED * len(grams) for other in earlier.get(article["src"], [])):
+            continue
+        earlier.setdefault(article["src"], []).append(grams)
+        kept.append(article)
+    return kept
