@@ -273,3 +273,8 @@ def test_a_part_that_repeats_an_earlier_part_of_its_text_is_dropped() -> None:
         {"title": "U", "paras": body[:6], "group": "g", "src": "b"},  # another text: drop_near_copies' to judge
     ]
     assert [p["title"] for p in without_repeats(parts)] == ["T (part 1)", "T (part 3)", "U"]
+
+
+def test_a_missing_real_pages_folder_is_named(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="no labelled real pages in .*nowhere"):
+        build.build("unused", 1, str(tmp_path / "out"), realpages=str(tmp_path / "nowhere"))

@@ -73,6 +73,8 @@ def build(src: str, seed: int, out: str, realpages: str | None = None) -> dict[s
     os.makedirs(out, exist_ok=True)
     files = FILES
     if realpages is not None:
+        if not os.path.isfile(os.path.join(realpages, "pages.jsonl.gz")):
+            raise SystemExit(f"no labelled real pages in {realpages} (pages.jsonl.gz): pass --realpages FOLDER")
         pools = real_articles(realpages)
         files = {name: _scaled(name, len(pools[name])) for name in ("zh", "en", "other")}
     else:
