@@ -16,7 +16,7 @@ import json
 import os
 import re
 
-from sources import CJK, LENGTHS, Article, drop_near_copies, normalize
+from sources import CJK, LENGTHS, Article, drop_near_copies, normalize, shingles
 
 #: The folder of the labelled real pages, beside the repository (``$REALPAGES`` or ``--realpages`` elsewhere).
 DEFAULT_REALPAGES = os.environ.get(
@@ -87,17 +87,12 @@ def real_articles(folder: str = DEFAULT_REALPAGES) -> dict[str, list[Article]]:
 REPEATED = 0.5
 
 
-def _grams(article: Article) -> set[str]:
-    text = re.sub(r"\s+", "", "".join(article["paras"]))
-    return {text[i : i + 5] for i in range(max(1, len(text) - 4))}
-
-
 def without_repeats(arts: list[Article]) -> list[Article]:
     """``arts`` without the parts that repeat an earlier part of their text (:data:`REPEATED`)."""
     kept: list[Article] = []
     earlier: dict[str, list[set[str]]] = {}
     for article in arts:
-        grams = _grams(article)
+        grams = shingles(article)
         if any(len(grams & other) >= REPEATED * len(grams) for other in earlier.get(article["src"], [])):
             continue
         earlier.setdefault(article["src"], []).append(grams)

@@ -286,7 +286,8 @@ def en_articles(src: str = DEFAULT_SRC) -> list[Article]:
     return normalize(arts, "en", *LENGTHS["en"])
 
 
-def _shingles(a: Article) -> set[str]:
+def shingles(a: Article) -> set[str]:
+    """The character 5-grams of an article's body, white space left out."""
     t = re.sub(r"\s+", "", "".join(a["paras"]))
     return {t[i : i + 5] for i in range(max(1, len(t) - 4))}
 
@@ -301,7 +302,7 @@ def drop_near_copies(pool: list[Article], threshold: float = 0.9) -> list[Articl
     sigs: list[set[str]] = []
     index: dict[str, list[int]] = {}
     for a in pool:
-        sh = _shingles(a)
+        sh = shingles(a)
         cands: Counter[int] = Counter()
         for g in sorted(sh)[:: max(1, len(sh) // 40)]:
             cands.update(index.get(g, ()))
