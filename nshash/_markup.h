@@ -17,13 +17,17 @@ enum { NO_MATCH = -1, FALLBACK = -2, UNESCAPE = 1 };
 
 static inline int is_ascii_alnum(Py_UCS4 c) { return c < 128 && (Py_ISALNUM((int)c)); }
 
-/* The passes below rewrite s in place, s[r:] read and s[:w] written (w <= r).  copy_to moves s[r:] up to the next
- * c (or the end) to w, in one move, and returns where that c is: the characters between matches were copied one
- * at a time, the markup's whole cost on a page with a few tags. */
+/* The passes below rewrite s in place, s[r:] read and s[:w] written (w <= r).  move_down moves s[r:upto] to w in
+ * one move; copy_to moves s[r:] up to the next c (or the end) and returns where that c is: the characters between
+ * matches were copied one at a time, the markup's whole cost on a page with a few tags. */
+static inline void move_down(Py_UCS4 *s, Py_ssize_t r, Py_ssize_t *w, Py_ssize_t upto) {
+    if (*w != r) memmove(s + *w, s + r, (size_t)(upto - r) * sizeof(Py_UCS4));
+    *w += upto - r;
+}
+
 static inline Py_ssize_t copy_to(Py_UCS4 *s, Py_ssize_t r, Py_ssize_t *w, Py_ssize_t n, Py_UCS4 c) {
     Py_ssize_t next = find_char(s, r, n, c);
-    if (*w != r) memmove(s + *w, s + r, (size_t)(next - r) * sizeof(Py_UCS4));
-    *w += next - r;
+    move_down(s, r, w, next);
     return next;
 }
 
@@ -140,13 +144,12 @@ static void strip_payloads(Py_UCS4 *s, Py_ssize_t *len) {
         Py_ssize_t end = comma + 1;
         while (end < n && is_base64(s[end])) end++;
         if (end - (comma + 1) < BASE64_PAYLOAD) continue;
-        memmove(s + w, s + r, (size_t)(comma + 1 - r) * sizeof(Py_UCS4));
-        w += comma + 1 - r;
+        move_down(s, r, &w, comma + 1);
         r = end;
         comma = r + plen - 2; /* the next search starts at r + plen - 1 */
     }
-    memmove(s + w, s + r, (size_t)(n - r) * sizeof(Py_UCS4));
-    *len = w + (n - r);
+    move_down(s, r, &w, n);
+    *len = w;
 }
 
 /* `[^<>]{0,5000}>` from i: the end after the '>', or NO_MATCH. */
