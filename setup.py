@@ -215,7 +215,7 @@ def write_tables() -> None:
     linebreaks = module_values("linebreaks")
     for name in ("_FLAT_CJK_ENDS", "_FLAT_CJK_CLOSERS", "_FLAT_LATIN_ENDS", "_FLAT_LATIN_CLOSERS"):
         out.append(c_codes(name.lstrip("_").lower(), linebreaks[name]))
-    out += [f"#define {name} {linebreaks[name]!r}" for name in ("FLAT_LINE", "FLAT_PIECE")]
+    out += [f"#define {name} {linebreaks[name]!r}" for name in ("FLAT_LINE", "FLAT_EDGE", "FLAT_PIECE")]
     entities = text["_COMMON_ENTITIES"]
     for entity, char in entities:
         # One pass equals the replacements in turn when no replacement makes or breaks another entity.

@@ -36,13 +36,34 @@ static void unify_breaks(Py_UCS4 *s, Py_ssize_t *len) {
     *len = w;
 }
 
-/* Whether s[start:end] stripped (Py_UNICODE_ISSPACE, as str.strip) weighs over FLAT_LINE. */
-static int heavy(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end) {
-    if (2 * (end - start) <= FLAT_LINE) return 0; /* a CJK character weighs 2 */
+/* Whether s[start:end] stripped (Py_UNICODE_ISSPACE, as str.strip) weighs over limit. */
+static int heavy(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end, Py_ssize_t limit) {
+    if (2 * (end - start) <= limit) return 0; /* a CJK character weighs 2 */
     while (start < end && Py_UNICODE_ISSPACE(s[start])) start++;
     while (end > start && Py_UNICODE_ISSPACE(s[end - 1])) end--;
-    if (end - start > FLAT_LINE) return 1; /* every character weighs 1 or more */
-    return 2 * (end - start) > FLAT_LINE && weight(s + start, end - start) > FLAT_LINE;
+    if (end - start > limit) return 1; /* every character weighs 1 or more */
+    return 2 * (end - start) > limit && weight(s + start, end - start) > limit;
+}
+
+static int blank(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end) {
+    while (start < end && Py_UNICODE_ISSPACE(s[start])) start++;
+    return start == end;
+}
+
+/* Where the first and the last lines of s[0:n] that are not blank start (-1, -1: none). */
+static void edge_lines(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t *first, Py_ssize_t *last) {
+    *first = *last = -1;
+    for (Py_ssize_t start = 0; start < n && *first < 0;) {
+        Py_ssize_t end = find_char(s, start, n, '\n');
+        if (!blank(s, start, end)) *first = start;
+        start = end + 1;
+    }
+    for (Py_ssize_t end = n; end > 0 && *last < 0;) {
+        Py_ssize_t start = end;
+        while (start > 0 && s[start - 1] != '\n') start--;
+        if (!blank(s, start, end)) *last = start;
+        end = start - 1;
+    }
 }
 
 /* Where linebreaks._FLAT_END_RE's match at s[i] (line ending at end) ends, the whitespace after it included; 0: none. */
@@ -83,18 +104,21 @@ static void break_line(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end, Py_UC
 }
 
 /*
- * linebreaks.restore_lines: each line over FLAT_LINE broken after its sentence ends that end a
- * piece of FLAT_PIECE or more (the whitespace after one becomes the '\n').  A piece is 10 code
- * points or more (FLAT_PIECE is 20 and a code point weighs at most 2), so the text grows by at
- * most a tenth: one buffer of that size, no counting pass.  -1 (MemoryError set) when out of memory.
+ * linebreaks.restore_lines: each line over limit broken after its sentence ends that end a piece
+ * of FLAT_PIECE or more (the whitespace after one becomes the '\n'); edges: only the first and the
+ * last lines that are not blank (linebreaks.restore_edges).  A piece is 10 code points or more
+ * (FLAT_PIECE is 20 and a code point weighs at most 2), so the text grows by at most a tenth: one
+ * buffer of that size, no counting pass.  -1 (MemoryError set) when out of memory.
  */
-static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
+static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity, Py_ssize_t limit, int edges) {
     Py_UCS4 *s = *buf;
-    Py_ssize_t n = *len, first = -1;
-    if (2 * n <= FLAT_LINE) return 0; /* no line can weigh more */
+    Py_ssize_t n = *len, first = -1, top = -1, bottom = -1;
+    if (2 * n <= limit) return 0; /* no line can weigh more */
+    if (edges) edge_lines(s, n, &top, &bottom);
+#define BREAKS(start, end) ((!edges || (start) == top || (start) == bottom) && heavy(s, start, end, limit))
     for (Py_ssize_t start = 0; start < n && first < 0;) {
         Py_ssize_t end = find_char(s, start, n, '\n');
-        if (heavy(s, start, end)) first = start;
+        if (BREAKS(start, end)) first = start;
         start = end + 1;
     }
     if (first < 0) return 0;
@@ -108,7 +132,7 @@ static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
     Py_ssize_t w = first;
     for (Py_ssize_t start = first; start <= n;) {
         Py_ssize_t end = find_char(s, start, n, '\n');
-        if (heavy(s, start, end)) {
+        if (BREAKS(start, end)) {
             break_line(s, start, end, out, &w);
         } else {
             memcpy(out + w, s + start, (size_t)(end - start) * sizeof(Py_UCS4));
@@ -117,10 +141,16 @@ static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
         if (end < n) out[w++] = '\n';
         start = end + 1;
     }
+#undef BREAKS
     PyMem_RawFree(s);
     *buf = out;
     *len = w;
     *capacity = size;
     return 0;
+}
+
+/* linebreaks.restore_edges */
+static int restore_edges(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
+    return restore_lines(buf, len, capacity, FLAT_EDGE, 1);
 }
 #endif

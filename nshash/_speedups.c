@@ -162,6 +162,7 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
     if (PyUnicode_AsUCS4(text, s, n + 1, 0) == NULL) goto done;
     /* Fingerprinter.clean */
     unify_breaks(s, &n);
+    int joined = !has_char(s, n, '\n'); /* before markup: a joined page's block tags give it lines, not its breaks */
     /* Below U+0100 nothing folds and no phrase starts a match (each holds a CJK character): a Latin-1 page
      * skips both passes, unless an entity unescaped brought in a wider character. */
     int wide = PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND;
@@ -189,11 +190,14 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
      * wrapped lines are joined (a paragraph is broken the same way, wrapped or not). */
     /* Features.flat: no line break until restore_lines broke the page after its sentence ends */
     int flat = !has_char(s, n, '\n');
-    if (restore_lines(&s, &n, &capacity) < 0) goto done;
+    if (restore_lines(&s, &n, &capacity, FLAT_LINE, 0) < 0) goto done;
     flat = flat && has_char(s, n, '\n');
-    int joined = 0; /* only a joined line can be a new long one: restore_lines again only then */
+    if (joined && restore_edges(&s, &n, &capacity) < 0) goto done;
+    int rejoined = 0; /* only a joined line can be a new long one: restore_lines again only then */
     site_signature site = {.buf = &buf, .count = 0};
-    if (o.chrome && (drop_chrome(s, &n, &joined, &site) < 0 || (joined && restore_lines(&s, &n, &capacity) < 0)))
+    if (o.chrome && (drop_chrome(s, &n, &rejoined, &site) < 0 ||
+                     (rejoined && restore_lines(&s, &n, &capacity, FLAT_LINE, 0) < 0) ||
+                     (joined && restore_edges(&s, &n, &capacity) < 0)))
         goto done;
     if (line_keys(s, n, &buf, &lkeys, &lgrams, &keyed) < 0) goto done;
     /* Features.line_ends: where each keyed line ends in the whole text, filled by split_pieces. */

@@ -15,7 +15,7 @@ from typing import Final, NamedTuple
 from nshash._accel import speedups
 from nshash.fold import fold_chars
 from nshash.hashing import HashFunc, farmhash64
-from nshash.linebreaks import restore_lines, unify_breaks
+from nshash.linebreaks import restore_edges, restore_lines, unify_breaks
 from nshash.options import Options
 from nshash.site import SITE_KEYS, SITE_MIN_CHARS, site_key
 from nshash.sketch import GRAM, Sketch, sketch
@@ -162,6 +162,7 @@ class Fingerprinter:
         """:meth:`clean`, and whether the page came without a line break and lines were restored (``Features.flat``)."""
         opts = self.options
         text = unify_breaks(text)
+        joined = "\n" not in text  # before markup: a joined page's block tags give it lines, not its breaks
         if opts.normalize:
             text = strip_html(text)
         if opts.fold:  # before the chrome is judged: a line typed in full-width letters is the same line
@@ -170,9 +171,11 @@ class Fingerprinter:
         # after wrapped lines are joined (a paragraph is broken the same way, wrapped or not).
         restored = restore_lines(text)
         flat = "\n" not in text and "\n" in restored
-        text = restored
+        text = restore_edges(restored) if joined else restored
         if opts.chrome:
             text = restore_lines(drop_chrome(text, edges))
+            if joined:
+                text = restore_edges(text)
         return text, flat
 
     def pieces(self, text: str) -> list[str]:

@@ -18,7 +18,7 @@ from nshash import text
 from nshash.edges import has_line, line_filter, member_tail, shared_chrome
 from nshash.fingerprint import Fingerprinter
 from nshash.fold import fold_chars
-from nshash.linebreaks import FLAT_LINE, restore_lines
+from nshash.linebreaks import FLAT_EDGE, FLAT_LINE, restore_edges, restore_lines
 from nshash.members import Member, from_entries, to_entries
 from nshash.options import OPTION_NAMES, Options
 from nshash.sketch import SLOTS, containment, sketch
@@ -141,6 +141,30 @@ def test_long_lines_are_broken_after_their_sentence_ends() -> None:
     short = " ".join(sentences[:4])
     assert restore_lines(short) == short and restore_lines(f"{short}\n{line}").startswith(short + "\n")
     assert restore_lines(zh[: FLAT_LINE // 2]) == zh[: FLAT_LINE // 2]
+
+
+def test_a_page_without_any_line_break_has_its_first_and_last_lines_broken_over_300() -> None:
+    # A title, a menu and a notice glued into one first line of 300-450 (and a notice and related titles
+    # into a last one): kept whole on a page that came with line breaks, broken on one that came with
+    # none, even when its block tags gave its article lines.  Its middle lines are left as they are.
+    notice = " ".join(f"Notice sentence {i} of the site goes on." for i in range(9))
+    header, footer = f"A title Home | News | About {notice}", f"{notice} Popular now: Other titles"
+    assert FLAT_EDGE < len(header) < FLAT_LINE and FLAT_EDGE < len(footer) < FLAT_LINE
+    assert restore_lines(header) == header
+    assert restore_edges(header).count("\n") == 8
+    middle = "\n".join([header, header])
+    assert restore_edges(f"\n \n{middle}\n{middle}\n \n").count("\n") == 7 + 2 * 8  # blank edge lines skipped
+    fingerprinter = Fingerprinter(Options())
+    article = f"<p>An article sentence that goes on.</p><p>{notice}</p><p>Another one of them.</p>"
+    pages = {  # how many lines: the article's paragraph of notices stays whole
+        f"{header} {article} {footer}": 9 + 3 + 10,
+        f"{header}\n{article}\n{footer}": 1 + 3 + 1,
+        f"<html><body><p>{header}</p>{article}<p>{footer}</p></body></html>": 9 + 3 + 10,
+        header: 9,
+    }
+    for page, lines in pages.items():
+        assert len([line for line in fingerprinter.clean(page).split("\n") if line.strip()]) == lines, page
+        assert fingerprinter.features(page) == fingerprinter.features_python(page)  # the C's, when it is built
 
 
 @pytest.mark.parametrize("newline", ["\r", "\r\n", "\u2028", "\x85"], ids=["cr", "crlf", "u2028", "nel"])

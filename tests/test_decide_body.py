@@ -523,6 +523,7 @@ def test_a_site_whose_pages_lost_their_line_breaks_keeps_its_articles_apart(
     assert not copy.is_new and copy.similar_id == a.similar_id
     if not native:  # with the lines left joined (features in Python), the site's articles join
         monkeypatch.setattr(nshash.fingerprint, "restore_lines", lambda text: text)
+        monkeypatch.setattr(nshash.fingerprint, "restore_edges", lambda text: text)
         fingerprinter = nshash.fingerprint.Fingerprinter
         monkeypatch.setattr(fingerprinter, "features", fingerprinter.features_python)
         a, b, _ = run()

@@ -12,6 +12,7 @@ import nshash.decide
 import nshash.edges
 import nshash.fingerprint
 import nshash.frame
+import nshash.linebreaks
 import nshash.members
 import nshash.verify
 from nshash.edges import line_filter
@@ -716,3 +717,48 @@ def test_a_copy_of_an_article_whose_lines_two_clusters_have_still_joins(
     if not native:
         monkeypatch.setattr(nshash.decide, "split_article", lambda *args: False)
         assert not copy_joins()
+
+
+def _joined_html_page(rng: random.Random, notices: list[str], title: str, body: list[str]) -> str:
+    """A page of a site whose every line break a dataset removed, its article still in ``<p>`` tags: the title,
+    menu, a notice and the date glued into one first line, a notice and the popular titles into one last line,
+    each of 300 to 450 characters."""
+    popular = " ".join(sentence(rng, 4)[:-1] for _ in range(3))
+    paragraphs = " ".join(f"<p>{paragraph}</p>" for paragraph in body)
+    header = [title, "Home > Tech > Article", notices[0], "Published 21 Jul 2019 · 8 min read"]
+    return " ".join([*header, paragraphs, "Contact us: desk@example.org", notices[1], "Popular now", popular])
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_sites_joined_pages_whose_glued_edges_are_under_450_stay_apart(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """linebreaks.FLAT_EDGE: on a page that came without any line break, its first and last lines break over 300.
+
+    Block tags gave the article its lines back, but the site's header and footer, each its own title or
+    titles glued to the same long notice, stayed lines of 300-450 that differ from page to page: no
+    frame was found, and the notices joined the site's articles to one another.
+    """
+    python_decision(native, monkeypatch)
+    rng = random.Random(4)
+    notices = [" ".join(sentence(rng, 16) for _ in range(2)) for _ in range(2)]
+    articles = [[sentence(rng, 12) + " " + sentence(rng, 10) for _ in range(3)] for _ in range(4)]
+
+    def run() -> list[int]:
+        rng = random.Random(5)
+        pages = [_joined_html_page(rng, notices, sentence(rng, 5)[:-1], article) for article in articles]
+        header = pages[0].split("<p>")[0]
+        assert "\n" not in pages[0] and nshash.linebreaks.FLAT_EDGE < len(header) < nshash.linebreaks.FLAT_LINE
+        nsh = nshash.NSHash()
+        ids = [nsh.get_similar(text) for text in pages]
+        copy = "\n".join(["Reprinted from elsewhere", *articles[1], "Shared with permission."])
+        return [*ids, nsh.get_similar(copy)]
+
+    *ids, copy = run()
+    assert len(set(ids)) == 4 and copy == ids[1]
+    if not native:  # with those lines broken only over 450, as every other line, the site's articles join
+        monkeypatch.setattr(nshash.fingerprint, "restore_edges", lambda text: text)
+        fingerprinter = nshash.fingerprint.Fingerprinter
+        monkeypatch.setattr(fingerprinter, "features", fingerprinter.features_python)
+        *ids, _ = run()
+        assert len(set(ids)) < 4

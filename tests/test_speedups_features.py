@@ -25,7 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nshash import _accel, fingerprint, fold, text
+from nshash import _accel, fingerprint, fold, linebreaks, text
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import farmhash64
 from nshash.options import Options
@@ -87,6 +87,8 @@ def test_the_c_tables_are_the_python_ones() -> None:
     # every one the C needs
     for name in [*(name for name in vars(text) if name.startswith("CHROME_")), "WRAP_MIN", "WRAP_LOWER"]:
         assert tables[name] == getattr(text, name), name
+    for name in ("FLAT_LINE", "FLAT_EDGE", "FLAT_PIECE"):
+        assert tables[name] == getattr(linebreaks, name), name
     assert tables["TAIL_MARK"] == fingerprint._TAIL_MARK.encode()
     assert tables["LINE_MARK"] == fingerprint._LINE_MARK.encode()
     assert tables["WHOLE_TEXT_PREFIX"] == fingerprint._WHOLE_TEXT_PREFIX.encode()
