@@ -4,8 +4,9 @@
     python benchmarks/run_robustness.py --data benchmarks/data /tmp/corpus4711 --methods nshash original
 
 Every page of every corpus file is transformed the same way (line ends,
-markup, every line of a page joined by spaces, or only the pages of some
-sites joined), then each method runs on the file as ``run_quality.py`` does.
+markup, every line of a page joined by spaces, only the pages of some
+sites joined, or half of all pages joined whatever their site), then each
+method runs on the file as ``run_quality.py`` does.
 ``run_variants.py`` asks whether one text typed another way finds its source;
 here the question is what a corpus of such pages does to precision: a site's
 pages that lost their line breaks had nothing left to tell their shared notices
@@ -48,6 +49,12 @@ def _site_joined(text: str, site: str) -> str:
     return _joined(text) if zlib.crc32(site.encode("utf-8")) % 100 < 100 * SITE_SHARE else text
 
 
+def _page_joined(text: str, site: str) -> str:
+    """Half of the pages joined, whatever their site: a corpus merged from a dataset that kept line breaks
+    and one that removed them."""
+    return _joined(text) if zlib.crc32(text.encode("utf-8")) % 2 == 0 else text
+
+
 #: Name -> how a page (and its site's name) is transformed.
 TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     "as generated": lambda text, site: text,
@@ -59,6 +66,7 @@ TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     "no-break space after periods": lambda text, site: text.replace(". ", ".\xa0"),
     "every page's lines joined": lambda text, site: _joined(text),
     f"{SITE_SHARE:.0%} of the sites' lines joined": _site_joined,
+    "half of the pages joined, any site": _page_joined,
 }
 
 

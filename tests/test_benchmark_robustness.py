@@ -15,18 +15,26 @@ PAGE = "A title\nHome | News\nThe article says things. It goes on.\n© Site"
 
 def test_every_transform_but_the_first_changes_a_page_and_keeps_its_words() -> None:
     joined_site = next(s for s in ("a", "b", "c", "d", "e") if zlib.crc32(s.encode()) % 100 < 100 * SITE_SHARE)
+    joined_page = next(p for p in (PAGE + "!" * i for i in range(64)) if zlib.crc32(p.encode()) % 2 == 0)
     for name, transform in list(TRANSFORMS.items())[1:]:
-        out = transform(PAGE, joined_site)
-        assert out != PAGE, name
+        out = transform(joined_page, joined_site)
+        assert out != joined_page, name
         assert all(word in out for word in ("title", "Home", "things", "Site")), name
     assert "\n" not in TRANSFORMS["every page's lines joined"](PAGE, "")
 
 
 def test_only_some_sites_are_joined() -> None:
-    transform = list(TRANSFORMS.values())[-1]
+    transform = TRANSFORMS[f"{SITE_SHARE:.0%} of the sites' lines joined"]
     sites = [f"site {i}" for i in range(200)]
     joined = sum(transform(PAGE, site) != PAGE for site in sites)
     assert 0.15 * len(sites) < joined < 0.45 * len(sites)
+
+
+def test_half_of_the_pages_of_one_site_are_joined() -> None:
+    transform = TRANSFORMS["half of the pages joined, any site"]
+    pages = [PAGE.replace("things", f"thing {i}") for i in range(200)]
+    joined = sum(transform(page, "one site") != page for page in pages)
+    assert 0.35 * len(pages) < joined < 0.65 * len(pages)
 
 
 def test_summary_is_means_and_the_lowest_precision() -> None:
