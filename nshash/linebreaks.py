@@ -72,14 +72,19 @@ def restore_lines(text: str, limit: int = FLAT_LINE, edges: bool = False) -> str
     """
     if 2 * len(text) <= limit:
         return text  # no line can weigh more
-    lines: Iterable[re.Match[str]] = _LINE_RE.finditer(text)
+    lines: Iterable[re.Match[str] | None] = _LINE_RE.finditer(text)
     if edges:
-        full = [match for match in lines if match.group().strip()]
-        lines = full[:1] + full[-1:] if len(full) > 1 else full
+        if not text.strip():
+            return text
+        # The lines holding the first and the last characters that are not spaces, found without
+        # reading the lines between (a page broken after its sentence ends has many).
+        top = text.rfind("\n", 0, len(text) - len(text.lstrip())) + 1
+        bottom = text.rfind("\n", 0, len(text.rstrip())) + 1
+        lines = [_LINE_RE.match(text, start) for start in sorted({top, bottom})]
     spans = [
         match.span()
         for match in lines  # a line is copied only when it may weigh enough
-        if 2 * (match.end() - match.start()) > limit and _weight(match.group().strip()) > limit
+        if match and 2 * (match.end() - match.start()) > limit and _weight(match.group().strip()) > limit
     ]
     if not spans:
         return text
