@@ -41,6 +41,7 @@ VERIFY = {
         *("CJK_EASING", "MERGE_MARGIN", "CLEAR_MARGIN"),
     ),
     "verify": ("CJK_PAGE",),
+    "pieces": ("PIECE_SUFFIX", "PIECE_EDGE", "PIECE_LINES", "FLAT_MARK", "_PIECE_MUL", "_PIECE_ADD"),
     "votes": ("UNRELATED", "OWN_VOTES"),
     "boilerplate": ("UNSEEN", "BOILERPLATE", "CONTENT", "SHARED_LINE", "LINE_LIMIT"),
     "frame": (

@@ -191,7 +191,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *features = args[2];
-    if (!PyTuple_Check(features) || PyTuple_GET_SIZE(features) != 10) {
+    if (!PyTuple_Check(features) || PyTuple_GET_SIZE(features) != 11) {
         PyErr_SetString(PyExc_TypeError, "assign(): features are a Features tuple");
         return NULL;
     }
@@ -255,6 +255,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if ((d.flat = PyObject_IsTrue(PyTuple_GET_ITEM(features, 9))) < 0 ||
         read_lines(PyTuple_GET_ITEM(features, 4), PyTuple_GET_ITEM(features, 5), &d) < 0 ||
         read_site(PyTuple_GET_ITEM(features, 8), &d) < 0 ||
+        read_pieces(PyTuple_GET_ITEM(features, 10), &d) < 0 ||
         read_text(PyTuple_GET_ITEM(features, 6), PyTuple_GET_ITEM(features, 7), none, &d, &t) < 0)
         goto done;
     size_t room = (size_t)(d.count ? d.count : 1);

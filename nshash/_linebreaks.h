@@ -149,6 +149,120 @@ static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity, P
     return 0;
 }
 
+/* pieces.piece_key */
+static inline uint32_t piece_key(uint32_t line_key) {
+    return (uint32_t)((uint64_t)line_key * PIECE_MUL + PIECE_ADD); /* mod 2**64, then 2**32: as & 0xFFFFFFFF */
+}
+
+/* One piece of pieces.flat_pieces: j[a:b], keyed by its last PIECE_SUFFIX normalised characters and whole, appended
+ * to out with the keyed lines it lies in (starts: where each begins in j).  0, or -1 (MemoryError set). */
+static int put_flat_piece(const Py_UCS4 *j, Py_ssize_t a, Py_ssize_t b, const Py_ssize_t *starts, Py_ssize_t lines,
+                     Py_ssize_t *line, scratch *buf, uint32_t *out, Py_ssize_t *count) {
+    Py_ssize_t from = b, kept = 0;
+    while (from > a && kept < PIECE_SUFFIX)
+        if (!(char_class(j[--from]) & C_NOISE)) kept++;
+    if (kept == 0) return 0; /* nothing but noise: no key */
+    uint32_t key, whole;
+    Py_ssize_t chars;
+    if (line_key_of(j + a, b - a, buf, &whole, &chars) < 0) return -1;
+    if (chars <= PIECE_SUFFIX) key = whole;
+    else if (line_key_of(j + from, b - from, buf, &key, &chars) < 0) return -1;
+    while (*line + 1 < lines && starts[*line + 1] <= a) (*line)++;
+    Py_ssize_t last = *line;
+    while (last + 1 < lines && starts[last + 1] <= b - 1) last++;
+    out[(*count)++] = piece_key(key);
+    out[(*count)++] = whole;
+    out[(*count)++] = (uint32_t)*line;
+    out[(*count)++] = (uint32_t)last;
+    return 0;
+}
+
+/* The pieces of the keyed lines of s[0:n] whose index among them is in [from, to), appended to *out (room words,
+ * *count used).  0, or -1 (MemoryError set). */
+static int segment_pieces(const Py_UCS4 *s, Py_ssize_t n, const unsigned char *keyed, Py_ssize_t from, Py_ssize_t to,
+                          scratch *buf, uint32_t **out, Py_ssize_t *room, Py_ssize_t *count) {
+    Py_ssize_t size = 0, t = 0, k = 0;
+    for (Py_ssize_t r = 0, end = 0; r < n; r = end + 1) { /* the segment's size: one buffer of it */
+        end = find_char(s, r, n, '\n');
+        if (keyed[t++] && k++ >= from && k <= to) size += end - r + 1;
+    }
+    Py_ssize_t lines = to - from;
+    Py_UCS4 *j = PyMem_RawMalloc((size_t)(size + 1) * sizeof(Py_UCS4));
+    Py_ssize_t *starts = PyMem_RawMalloc((size_t)(lines + 1) * sizeof(Py_ssize_t));
+    /* a piece is 10 code points or more but the last (FLAT_PIECE is 20, a code point weighs at most 2) */
+    Py_ssize_t need = *count + 4 * (size / (FLAT_PIECE / 2) + 2);
+    if (need > *room) {
+        uint32_t *more = PyMem_RawRealloc(*out, (size_t)need * sizeof(uint32_t));
+        if (more != NULL) {
+            *out = more;
+            *room = need;
+        }
+    }
+    int status = -1;
+    if (j == NULL || starts == NULL || *room < need) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t len = 0, at = 0;
+    t = k = 0;
+    for (Py_ssize_t r = 0, end = 0; r < n; r = end + 1) {
+        end = find_char(s, r, n, '\n');
+        if (!keyed[t++] || k++ < from || k > to) continue;
+        Py_ssize_t a = r, b = end;
+        while (a < b && Py_UNICODE_ISSPACE(s[a])) a++;
+        while (b > a && Py_UNICODE_ISSPACE(s[b - 1])) b--;
+        if (at) j[len++] = ' ';
+        starts[at++] = len;
+        memcpy(j + len, s + a, (size_t)(b - a) * sizeof(Py_UCS4));
+        len += b - a;
+    }
+    Py_ssize_t start = 0, line = 0, first = *count;
+    for (Py_ssize_t i = 0; i < len;) {
+        Py_ssize_t kept, next = flat_end(j, i, len, &kept);
+        if (next == 0) {
+            i++;
+            continue;
+        }
+        if (next < len && weight(j + start, kept - start) >= FLAT_PIECE) {
+            if (put_flat_piece(j, start, kept, starts, lines, &line, buf, *out, count) < 0) goto done;
+            start = next;
+        }
+        i = next;
+    }
+    if (put_flat_piece(j, start, len, starts, lines, &line, buf, *out, count) < 0) goto done;
+    for (Py_ssize_t w = first; w < *count; w += 4) { /* the segment's line indices, the page's */
+        (*out)[w + 2] += (uint32_t)from;
+        (*out)[w + 3] += (uint32_t)from;
+    }
+    status = 0;
+done:
+    PyMem_RawFree(j);
+    PyMem_RawFree(starts);
+    return status;
+}
+
+/*
+ * pieces.flat_pieces of the page's keyed lines (keyed[t]: whether the t-th line of s[0:n] is): of the first and
+ * the last PIECE_LINES of them, or of all when they are no more than twice that; suffix key, key, first line,
+ * last line of each piece, as array('I').  NULL (error set) on failure.
+ */
+static PyObject *flat_pieces(const Py_UCS4 *s, Py_ssize_t n, const unsigned char *keyed, scratch *buf) {
+    Py_ssize_t total = 0, t = 0;
+    for (Py_ssize_t r = 0, end = 0; r < n; r = end + 1) {
+        end = find_char(s, r, n, '\n');
+        total += keyed[t++];
+    }
+    uint32_t *out = NULL;
+    Py_ssize_t room = 0, count = 0;
+    int failed = total <= 2 * PIECE_LINES
+                     ? segment_pieces(s, n, keyed, 0, total, buf, &out, &room, &count) < 0
+                     : segment_pieces(s, n, keyed, 0, PIECE_LINES, buf, &out, &room, &count) < 0 ||
+                           segment_pieces(s, n, keyed, total - PIECE_LINES, total, buf, &out, &room, &count) < 0;
+    PyObject *result = failed ? NULL : u32_array(out, count);
+    PyMem_RawFree(out);
+    return result;
+}
+
 /* linebreaks.restore_edges */
 static int restore_edges(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
     return restore_lines(buf, len, capacity, FLAT_EDGE, 1);

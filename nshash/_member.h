@@ -29,6 +29,10 @@ typedef struct {
     Py_ssize_t site_count;         /* Features.site_keys */
     uint32_t site[2 * SITE_KEYS];
     int flat;                      /* Features.flat */
+    uint32_t *pieces;              /* Features.pieces: suffix key, key, first line, last line each (PyMem_Raw) */
+    Py_ssize_t piece_words;
+    uint32_t *view;                /* scratch: member_view's keys, one a line */
+    unsigned char *view_kept;      /* scratch: one a line */
 } doc_lines;
 
 static inline uint64_t probe_bit(uint32_t key, int probe) { return (key >> (PROBE_BITS * probe)) & (BLOOM_BITS - 1); }
@@ -162,7 +166,49 @@ static void member_lines(const doc_lines *d, member *out) {
     memset(out->lines, 0, sizeof out->lines);
     for (Py_ssize_t i = 0; i < d->count; i++) add_line(out->lines, d->keys[i]);
     for (Py_ssize_t i = 0; i < d->site_count; i++) add_line(out->lines, d->site[i]);
+    /* pieces.piece_keys: the first and last PIECE_EDGE pieces but those that are a line by themselves */
+    Py_ssize_t pieces = d->flat ? 0 : d->piece_words / 4;
+    if (pieces) {
+        unsigned char *covering = d->view_kept; /* scratch: pieces a line lies in, up to 2 */
+        memset(covering, 0, (size_t)d->count);
+        for (Py_ssize_t i = 0; i < pieces; i++)
+            for (uint32_t line = d->pieces[4 * i + 2]; line <= d->pieces[4 * i + 3]; line++)
+                covering[line] += covering[line] < 2;
+        for (Py_ssize_t i = 0; i < pieces; i++) {
+            uint32_t first = d->pieces[4 * i + 2], last = d->pieces[4 * i + 3];
+            if ((i < PIECE_EDGE || i >= pieces - PIECE_EDGE) && !(first == last && covering[first] == 1))
+                add_line(out->lines, d->pieces[4 * i]);
+        }
+    }
+    if (d->flat) add_line(out->lines, FLAT_MARK);
     out->tail = member_tail(d);
+}
+
+/* pieces.other_form: whether one of the document and a member whose line filter is lines came flat, one not. */
+static inline int other_form(const doc_lines *d, const uint64_t *lines) { return d->flat != has_line(lines, FLAT_MARK); }
+
+/* pieces.member_view: d's line keys as a member whose line filter is lines sees them: d->keys, or d->view. */
+static uint32_t *member_view(doc_lines *d, const uint64_t *lines) {
+    if (d->piece_words == 0 || !other_form(d, lines)) return d->keys;
+    uint32_t *first = d->view;
+    unsigned char *kept = d->view_kept;
+    memset(first, 0, (size_t)d->count * sizeof(uint32_t));
+    memset(kept, 1, (size_t)d->count);
+    const int which = d->flat ? 0 : 1; /* the suffix key from a flat page, the whole one from a page with lines */
+    for (Py_ssize_t i = 0; i < d->piece_words; i += 4) {
+        uint32_t key = d->pieces[i + which];
+        int has = has_line(lines, key);
+        for (uint32_t line = d->pieces[i + 2]; line <= d->pieces[i + 3]; line++) {
+            kept[line] &= (unsigned char)has;
+            if (first[line] == 0) first[line] = key;
+        }
+    }
+    int any = 0;
+    for (Py_ssize_t i = 0; i < d->count; i++) {
+        if (kept[i] && first[i] && !has_line(lines, d->keys[i])) any = 1;
+        else first[i] = d->keys[i];
+    }
+    return any ? first : d->keys;
 }
 
 #endif

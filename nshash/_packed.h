@@ -4,10 +4,10 @@
  * machine's byte order; the tests compare the bytes with the Python packer's.
  */
 
-#define PACKED_MAGIC "NSF2"
+#define PACKED_MAGIC "NSF3"
 #define PACKED_ORDER 0x01020304u
 #define PACKED_HEADER 16 /* magic, u32 order, u64 pages */
-#define PACKED_PAGE 41   /* u8 flags, u32 keys, positions, lines, site keys, u64 characters, grams, doc key */
+#define PACKED_PAGE 45   /* u8 flags, u32 keys, positions, lines, site keys, piece words, u64 characters, grams, doc key */
 enum { PACKED_EMPTY = 1, PACKED_WIDE_GRAMS = 2, PACKED_WIDE_ENDS = 4, PACKED_KIND_SHIFT = 3, PACKED_FLAT = 32 };
 
 typedef struct {
@@ -64,7 +64,7 @@ static int put_array(growing *g, PyObject *values, Py_ssize_t count, int *wide, 
 }
 
 static int pack_page(growing *g, PyObject *f) {
-    if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 10) return packed_bad("features are Features tuples");
+    if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 11) return packed_bad("features are Features tuples");
     int flat = PyObject_IsTrue(PyTuple_GET_ITEM(f, 9));
     if (flat < 0) return -1;
     PyObject *keys = PyTuple_GET_ITEM(f, 0), *positions = PyTuple_GET_ITEM(f, 1), *doc_key = PyTuple_GET_ITEM(f, 2);
@@ -75,24 +75,27 @@ static int pack_page(growing *g, PyObject *f) {
     PyObject *slots = PyTuple_GET_ITEM(sketch, 1);
     if (!PyBytes_Check(slots) || PyBytes_GET_SIZE(slots) != SLOTS) return packed_bad("a sketch's slots are bytes");
     Py_ssize_t lines = PyObject_Length(line_keys), site = PyObject_Length(PyTuple_GET_ITEM(f, 8));
-    if (lines < 0 || site < 0) return -1;
+    Py_ssize_t pieces = PyObject_Length(PyTuple_GET_ITEM(f, 10));
+    if (lines < 0 || site < 0 || pieces < 0) return -1;
     uint64_t grams = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(sketch, 0));
     uint64_t key = doc_key == Py_None ? 0 : PyLong_AsUnsignedLongLong(doc_key);
     if (PyErr_Occurred()) return -1;
     int kind = PyUnicode_KIND(whole);
     size_t head_at = g->len;
     unsigned char head[PACKED_PAGE] = {0};
-    uint32_t counts[4] = {(uint32_t)PyList_GET_SIZE(keys), (uint32_t)PyList_GET_SIZE(positions), (uint32_t)lines,
-                          (uint32_t)site};
+    uint32_t counts[5] = {(uint32_t)PyList_GET_SIZE(keys), (uint32_t)PyList_GET_SIZE(positions), (uint32_t)lines,
+                          (uint32_t)site, (uint32_t)pieces};
     uint64_t sizes[3] = {(uint64_t)PyUnicode_GET_LENGTH(whole), grams, key};
-    if (lines > (Py_ssize_t)UINT32_MAX || site > (Py_ssize_t)UINT32_MAX) return packed_bad("too many lines");
+    if (lines > (Py_ssize_t)UINT32_MAX || site > (Py_ssize_t)UINT32_MAX || pieces > (Py_ssize_t)UINT32_MAX)
+        return packed_bad("too many lines");
     memcpy(head + 1, counts, sizeof counts);
-    memcpy(head + 17, sizes, sizeof sizes);
-    int wide_keys, wide_grams, wide_ends, wide_site;
+    memcpy(head + 21, sizes, sizeof sizes);
+    int wide_keys, wide_grams, wide_ends, wide_site, wide_pieces;
     if (grow_put(g, head, PACKED_PAGE) < 0 || put_int_list(g, keys, 0) < 0 || put_int_list(g, positions, 1) < 0 ||
         put_array(g, line_keys, lines, &wide_keys, 1) < 0 || put_array(g, PyTuple_GET_ITEM(f, 5), lines, &wide_grams, 0) < 0 ||
         put_array(g, PyTuple_GET_ITEM(f, 7), lines, &wide_ends, 0) < 0 ||
-        put_array(g, PyTuple_GET_ITEM(f, 8), site, &wide_site, 1) < 0 || grow_put(g, PyBytes_AS_STRING(slots), SLOTS) < 0 ||
+        put_array(g, PyTuple_GET_ITEM(f, 8), site, &wide_site, 1) < 0 ||
+        put_array(g, PyTuple_GET_ITEM(f, 10), pieces, &wide_pieces, 1) < 0 || grow_put(g, PyBytes_AS_STRING(slots), SLOTS) < 0 ||
         grow_put(g, PyUnicode_DATA(whole), (size_t)PyUnicode_GET_LENGTH(whole) * (size_t)kind) < 0)
         return -1;
     g->data[head_at] = (char)((doc_key == Py_None ? PACKED_EMPTY : 0) | (wide_grams ? PACKED_WIDE_GRAMS : 0) |
@@ -160,19 +163,20 @@ static PyObject *array_from(const unsigned char *p, uint32_t n, int wide) {
 static PyObject *unpack_page(const unsigned char *data, size_t len, size_t *at) {
     if (len - *at < PACKED_PAGE) return packed_damaged();
     const unsigned char *p = data + *at;
-    uint32_t counts[4];
+    uint32_t counts[5];
     uint64_t sizes[3];
     memcpy(counts, p + 1, sizeof counts);
-    memcpy(sizes, p + 17, sizeof sizes);
+    memcpy(sizes, p + 21, sizeof sizes);
     int flags = p[0], kind_code = flags >> PACKED_KIND_SHIFT & 3;
     int wide_grams = flags & PACKED_WIDE_GRAMS, wide_ends = flags & PACKED_WIDE_ENDS;
     if (kind_code > 2) return packed_damaged();
     size_t kind = (size_t)1 << kind_code;
     /* sizes checked one by one so that no sum can wrap */
-    size_t rest = len - *at - PACKED_PAGE, need[7] = {8 * (size_t)counts[0], 8 * (size_t)counts[1], 4 * (size_t)counts[2],
+    size_t rest = len - *at - PACKED_PAGE, need[8] = {8 * (size_t)counts[0], 8 * (size_t)counts[1], 4 * (size_t)counts[2],
                                                        (wide_grams ? 8 : 4) * (size_t)counts[2],
-                                                       (wide_ends ? 8 : 4) * (size_t)counts[2], 4 * (size_t)counts[3], SLOTS};
-    for (int i = 0; i < 7; i++) {
+                                                       (wide_ends ? 8 : 4) * (size_t)counts[2], 4 * (size_t)counts[3],
+                                                       4 * (size_t)counts[4], SLOTS};
+    for (int i = 0; i < 8; i++) {
         if (need[i] > rest) return packed_damaged();
         rest -= need[i];
     }
@@ -190,6 +194,8 @@ static PyObject *unpack_page(const unsigned char *data, size_t len, size_t *at) 
     q += need[4];
     PyObject *site = array_from(q, counts[3], 0);
     q += need[5];
+    PyObject *pieces = array_from(q, counts[4], 0);
+    q += need[6];
     PyObject *slots = PyBytes_FromStringAndSize((const char *)q, SLOTS);
     q += SLOTS;
     PyObject *whole = NULL;
@@ -206,9 +212,10 @@ static PyObject *unpack_page(const unsigned char *data, size_t len, size_t *at) 
     }
     PyObject *doc_key = flags & PACKED_EMPTY ? Py_NewRef(Py_None) : PyLong_FromUnsignedLongLong(sizes[2]);
     PyObject *result = NULL;
-    if (keys && positions && line_keys && line_grams && line_ends && site && slots && whole && doc_key) {
-        result = Py_BuildValue("(OOO(KO)OOOOOO)", keys, positions, doc_key, (unsigned long long)sizes[1], slots,
-                               line_keys, line_grams, whole, line_ends, site, flags & PACKED_FLAT ? Py_True : Py_False);
+    if (keys && positions && line_keys && line_grams && line_ends && site && pieces && slots && whole && doc_key) {
+        result = Py_BuildValue("(OOO(KO)OOOOOOO)", keys, positions, doc_key, (unsigned long long)sizes[1], slots,
+                               line_keys, line_grams, whole, line_ends, site, flags & PACKED_FLAT ? Py_True : Py_False,
+                               pieces);
         *at = (size_t)(q - data) + sizes[0] * kind;
     }
     Py_XDECREF(keys);
@@ -217,6 +224,7 @@ static PyObject *unpack_page(const unsigned char *data, size_t len, size_t *at) 
     Py_XDECREF(line_grams);
     Py_XDECREF(line_ends);
     Py_XDECREF(site);
+    Py_XDECREF(pieces);
     Py_XDECREF(slots);
     Py_XDECREF(whole);
     Py_XDECREF(doc_key);

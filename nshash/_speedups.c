@@ -5,19 +5,21 @@
  *       nshash.sketch.sketch_python's result as a tuple: the number of
  *       character 5-grams and one byte per slot.
  *   features(text, split, normalize, chrome, fold, k, min_len, anchor, anchor_latin)
- *       -> (keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends, site_keys) | None
- *       (line_keys, line_grams, line_ends: array('I'), see Fingerprinter._lines; site_keys: array('I'))
+ *       -> (keys, positions, doc_key, grams, slots, line_keys, line_grams, whole, line_ends, site_keys, flat,
+ *           pieces) | None
+ *       (line_keys, line_grams, line_ends: array('I'), see Fingerprinter._lines; site_keys, pieces: array('I'))
  *       nshash.fingerprint.Fingerprinter.features_python's result for
  *       hashfunc 'farmhash' (split: 0 'default', 1 'design', 2 'original';
  *       k = n + extra), in one call.  None when the document needs what the
  *       C does not reproduce (a few re.IGNORECASE cases): Python computes it
  *       then.  Rare entities go through html.unescape, called from the C.
  *   tables() -> dict: the tables the C holds, for the test against nshash.text.
- *   verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known, site_keys)
- *       -> [(score, members found)]: nshash.verify.verify_score of a document
+ *   verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known, site_keys,
+ *          flat, pieces) -> [(score, members found)]: nshash.verify.verify_score of a document
  *       against each cluster's stored members (_verify.h, over _member.h,
  *       _estimate.h and _frame.h).
- *   member_entries(line_keys, line_grams, grams, slots, site_keys) -> list: members.stored_form of a document.
+ *   member_entries(line_keys, line_grams, grams, slots, site_keys, pieces, flat) -> list: members.stored_form
+ *       of a document.
  *   entry_keys(clusters, members) -> list | None: members.entry_keys of each.
  *   assign(tables, pending, features, options, allocate_id) -> (similar_id, is_new, score, matched) | None
  *       nshash.decide.assign on the memory store's C tables, or on a cache
@@ -152,7 +154,7 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
     PyObject *text = args[0], *result = NULL, *lkeys = NULL, *lgrams = NULL, *whole = NULL, *lends = NULL;
-    PyObject *lsite = NULL;
+    PyObject *lsite = NULL, *lpieces = NULL;
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), capacity = n + 1;
     Py_UCS4 *s = PyMem_RawMalloc((size_t)capacity * sizeof(Py_UCS4));
     unsigned char *keyed = NULL;
@@ -200,6 +202,7 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
                      (joined && restore_edges(&s, &n, &capacity) < 0)))
         goto done;
     if (line_keys(s, n, &buf, &lkeys, &lgrams, &keyed) < 0) goto done;
+    if ((lpieces = flat_pieces(s, n, keyed, &buf)) == NULL) goto done;
     /* Features.line_ends: where each keyed line ends in the whole text, filled by split_pieces. */
     Py_ssize_t keyed_count = PyObject_Length(lkeys);
     if (keyed_count < 0) goto done;
@@ -226,8 +229,11 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
         lsite = u32_array(site.keys, 0); /* as features_python: no site keys either */
         if (lsite == NULL) goto done;
         memset(slots, 0, SLOTS);
-        result = Py_BuildValue(shaped ? "([][]O(iy#)OOsOOO)" : "([][]Oiy#OOsOOO)", Py_None, 0, (const char *)slots,
-                               (Py_ssize_t)SLOTS, lkeys, lgrams, "", lends, lsite, Py_False);
+        Py_SETREF(lpieces, new_array("I", 0, &none));
+        if (lpieces == NULL) goto done;
+        PyBuffer_Release(&none);
+        result = Py_BuildValue(shaped ? "([][]O(iy#)OOsOOOO)" : "([][]Oiy#OOsOOOO)", Py_None, 0, (const char *)slots,
+                               (Py_ssize_t)SLOTS, lkeys, lgrams, "", lends, lsite, Py_False, lpieces);
         goto done;
     }
     PyMem_RawFree(keyed);
@@ -245,11 +251,12 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
     Py_ssize_t grams = sketch_of(PyUnicode_4BYTE_KIND, s, n, slots);
     lsite = u32_array(site.keys, site.count);
     if (lsite == NULL) goto done;
-    result = Py_BuildValue(shaped ? "(NNK(ny#)OOOOOO)" : "(NNKny#OOOOOO)", list_of_keys(keys, 2 * count),
+    result = Py_BuildValue(shaped ? "(NNK(ny#)OOOOOOO)" : "(NNKny#OOOOOOO)", list_of_keys(keys, 2 * count),
                            list_of_sizes(positions, count), (unsigned long long)doc_key, grams, (const char *)slots,
-                           (Py_ssize_t)SLOTS, lkeys, lgrams, whole, lends, lsite, flat ? Py_True : Py_False);
+                           (Py_ssize_t)SLOTS, lkeys, lgrams, whole, lends, lsite, flat ? Py_True : Py_False, lpieces);
 done:
     Py_XDECREF(lsite);
+    Py_XDECREF(lpieces);
     Py_XDECREF(lkeys);
     Py_XDECREF(lgrams);
     Py_XDECREF(whole);
@@ -399,12 +406,12 @@ static PyMethodDef methods[] = {
      "features(text, split, normalize, chrome, fold, k, min_len, anchor, anchor_latin) -> tuple | None: "
      "Fingerprinter.features_python in C for hashfunc 'farmhash' (None: Python computes this document)."},
     {"verify", (PyCFunction)(void (*)(void))verify, METH_FASTCALL,
-     "verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known, site_keys) "
-     "-> [(score, found)]: "
+     "verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known, site_keys, "
+     "flat, pieces) -> [(score, found)]: "
      "nshash.verify.verify_score against each cluster's stored members."},
     {"member_entries", (PyCFunction)(void (*)(void))member_entries, METH_FASTCALL,
-     "member_entries(line_keys, line_grams, grams, slots, site_keys) -> list: nshash.members.stored_form of a "
-     "document."},
+     "member_entries(line_keys, line_grams, grams, slots, site_keys, pieces, flat) -> list: "
+     "nshash.members.stored_form of a document."},
     {"entry_keys", (PyCFunction)(void (*)(void))entry_keys, METH_FASTCALL,
      "entry_keys(clusters, members) -> list | None: nshash.members.entry_keys of every member of each cluster."},
     {"assign", (PyCFunction)(void (*)(void))assign, METH_FASTCALL,

@@ -24,11 +24,15 @@ static int doc_cjk(doc_text *t) {
 static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
                            unsigned char *foot, doc_text *t) {
     memset(d->frame, 0, (size_t)d->count);
+    uint32_t *own_keys = d->keys;
     for (int m = 0; m < count; m++) {
         Py_ssize_t smaller = doc->grams < members[m].grams ? doc->grams : members[m].grams;
         int header = 0;
-        if (!chrome_lines(d, members[m].lines, members[m].tail, t->known, head, foot, &header)) continue;
-        if (!is_frame(d, t, &members[m], smaller, header, head, foot)) continue;
+        d->keys = member_view(d, members[m].lines); /* pieces.member_view, as frame.shared_frame */
+        int found = chrome_lines(d, members[m].lines, members[m].tail, t->known, head, foot, &header) &&
+                    is_frame(d, t, &members[m], smaller, header, head, foot);
+        d->keys = own_keys;
+        if (!found) continue;
         for (Py_ssize_t i = 0; i < d->count; i++) d->frame[i] |= head[i] | foot[i];
     }
     /* frame.surrounds: a line with grams outside the frame, between its first and last lines */
@@ -58,6 +62,7 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
     double scores[MAX_MEMBERS], best = 0.0, next = 0.0;
     int best_at = 0;
     for (int m = 0; m < count; m++) {
+        d->keys = member_view(d, members[m].lines); /* put back below, before the next member's */
         Py_ssize_t chrome = 0, known = 0;
         for (Py_ssize_t i = 0; i < d->count; i++)
             if (d->frame[i] && has_line(members[m].lines, d->keys[i])) {
@@ -88,6 +93,7 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
             double own = body_score(article, &members[m], doc_cjk(t));
             if (own > score) score = own;
         }
+        d->keys = own_keys;
         scores[m] = score;
         if (score > best) {
             next = best;
@@ -197,10 +203,47 @@ done:
     return status;
 }
 
+/* The document's pieces (Features.pieces) into d, after its lines; -1 on error. */
+static int read_pieces(PyObject *pieces, doc_lines *d) {
+    int_seq k;
+    if (open_ints(pieces, &k, "pieces must be a sequence") < 0) return -1;
+    int status = -1;
+    size_t n = (size_t)(d->count ? d->count : 1);
+    d->pieces = PyMem_RawMalloc((size_t)(k.count ? k.count : 1) * sizeof(uint32_t));
+    d->view = PyMem_RawMalloc(n * sizeof(uint32_t));
+    d->view_kept = PyMem_RawMalloc(n);
+    if (d->pieces == NULL || d->view == NULL || d->view_kept == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (k.count % 4) {
+        PyErr_SetString(PyExc_ValueError, "pieces are suffix key, key, first line, last line each");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < k.count; i++) {
+        unsigned long long value;
+        if (int_at(&k, i, &value, NULL) < 0) goto done;
+        d->pieces[i] = (uint32_t)value;
+    }
+    for (Py_ssize_t i = 0; i < k.count; i += 4)
+        if (d->pieces[i + 2] > d->pieces[i + 3] || (Py_ssize_t)d->pieces[i + 3] >= d->count) {
+            PyErr_SetString(PyExc_ValueError, "a piece lies in lines the document does not have");
+            goto done;
+        }
+    d->piece_words = k.count;
+    status = 0;
+done:
+    close_ints(&k);
+    return status;
+}
+
 static void free_lines(doc_lines *d) {
     PyMem_RawFree(d->keys);
     PyMem_RawFree(d->grams);
     PyMem_RawFree(d->shared);
+    PyMem_RawFree(d->pieces);
+    PyMem_RawFree(d->view);
+    PyMem_RawFree(d->view_kept);
 }
 
 /* The document's own sketch as a member (its lines are not needed to verify it). */
@@ -279,15 +322,15 @@ static void free_text(doc_text *t) {
 }
 
 /*
- * verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known, site_keys)
- *     -> [(score, members found), ...] for each of the clusters, whose
+ * verify(line_keys, line_grams, grams, slots, entries, clusters, members, whole, line_ends, known, site_keys,
+ *        flat, pieces) -> [(score, members found), ...] for each of the clusters, whose
  * members' entries (ENTRIES per member, members per cluster) are in entries;
  * known: the document's lines (indices) frame.known_lines gives.
  */
 static PyObject *verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 12) {
+    if (nargs != 13) {
         PyErr_SetString(PyExc_TypeError, "verify(line_keys, line_grams, grams, slots, entries, clusters, members, "
-                                         "whole, line_ends, known, site_keys, flat)");
+                                         "whole, line_ends, known, site_keys, flat, pieces)");
         return NULL;
     }
     Py_ssize_t clusters = PyLong_AsSsize_t(args[5]), per = PyLong_AsSsize_t(args[6]);
@@ -309,7 +352,8 @@ static PyObject *verify(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     doc_text t = {.ends = {.fast = NULL, .wide = -1}};
     PyObject *out = NULL;
     if ((d.flat = PyObject_IsTrue(args[11])) < 0 || read_lines(args[0], args[1], &d) < 0 ||
-        read_site(args[10], &d) < 0 || read_text(args[7], args[8], args[9], &d, &t) < 0)
+        read_site(args[10], &d) < 0 || read_pieces(args[12], &d) < 0 ||
+        read_text(args[7], args[8], args[9], &d, &t) < 0)
         goto done;
     out = PyList_New(clusters);
     PyObject *const *items = PySequence_Fast_ITEMS(entries);
@@ -333,17 +377,18 @@ done:
     return out;
 }
 
-/* members.stored_form: to_entries(Member(Sketch(grams, slots), line_filter(line_keys) | line_filter(site_keys),
- * member_tail(line_keys, line_grams))) */
+/* members.stored_form: to_entries(Member(Sketch(grams, slots), the filter of line_keys, site_keys and pieces
+ * (and FLAT_MARK when flat), member_tail(line_keys, line_grams))) */
 static PyObject *member_entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "member_entries(line_keys, line_grams, grams, slots, site_keys)");
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "member_entries(line_keys, line_grams, grams, slots, site_keys, pieces, flat)");
         return NULL;
     }
     member m;
     if (read_sketch(args[2], args[3], &m) < 0) return NULL;
     doc_lines d = {0, NULL, NULL, NULL, NULL};
-    if (read_lines(args[0], args[1], &d) < 0 || read_site(args[4], &d) < 0) {
+    if ((d.flat = PyObject_IsTrue(args[6])) < 0 || read_lines(args[0], args[1], &d) < 0 || read_site(args[4], &d) < 0 ||
+        read_pieces(args[5], &d) < 0) {
         free_lines(&d);
         return NULL;
     }

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import heapq
 from array import array
+from collections import deque
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Final, NamedTuple
 
 from nshash._accel import speedups
@@ -17,6 +19,7 @@ from nshash.fold import fold_chars
 from nshash.hashing import HashFunc, farmhash64
 from nshash.linebreaks import restore_edges, restore_lines, unify_breaks
 from nshash.options import Options
+from nshash.pieces import PIECE_LINES, page_pieces
 from nshash.site import SITE_KEYS, SITE_MIN_CHARS, site_key
 from nshash.sketch import GRAM, Sketch, sketch
 from nshash.text import (
@@ -123,6 +126,9 @@ class Features(NamedTuple):
     #: then chrome glued to text, and a footer is looked for above its last line whatever its
     #: size (:func:`~nshash.edges.chrome_lines`).
     flat: bool = False
+    #: The pieces the page's lines make joined and broken after their sentence ends
+    #: (:func:`~nshash.pieces.flat_pieces`): ``suffix key, key, first line, last line`` each, ``array('I')``.
+    pieces: array[int] = array("I")
 
 
 class Fingerprinter:
@@ -244,16 +250,19 @@ class Fingerprinter:
             return Features([], [], None, sketch(""), array("I"), array("I"))
         sentences, positions = self._ranked(match.group() for match in _LINE_RE.finditer(delimited))
         del delimited
-        line_keys, line_grams, line_ends = self._lines(clean)
+        line_keys, line_grams, line_ends, pieces = self._lines(clean)
         del clean
         keys = self._keys(sentences)
         if len(set(keys)) < len(keys):
             keys, positions = _drop_template_keys(keys, positions)
         doc_key = self._hash(_WHOLE_TEXT_PREFIX + whole)
-        return Features(keys, positions, doc_key, sketch(whole), line_keys, line_grams, whole, line_ends, site, flat)
+        return Features(
+            keys, positions, doc_key, sketch(whole), line_keys, line_grams, whole, line_ends, site, flat, pieces
+        )
 
-    def _lines(self, clean: str) -> tuple[array[int], array[int], array[int]]:
-        """32-bit keys, gram counts and ends in the whole text of the page's non-empty lines (one line at a time).
+    def _lines(self, clean: str) -> tuple[array[int], array[int], array[int], array[int]]:
+        """32-bit keys, gram counts and ends in the whole text of the page's non-empty lines (one line at a time),
+        and the pieces they make joined (:func:`~nshash.pieces.flat_pieces`).
 
         A line's part of the whole text is the line delimited and normalised
         on its own (sentence ends and noise removed): the whole text is those
@@ -264,12 +273,15 @@ class Fingerprinter:
         grams = array("I")
         ends = array("I")
         end = 0
+        edge: list[str] = []  # the first and last PIECE_LINES keyed lines, stripped, for page_pieces
+        last: deque[str] = deque(maxlen=PIECE_LINES)
         for match in _LINE_RE.finditer(clean):
             line = match.group()
             part = delimit(line, opts.split, opts.normalize, markup=False)
             end += len(part) - part.count("\n")
             normalised = normalize_line(line)
             if normalised:
+                (edge if len(keys) < PIECE_LINES else last).append(line.strip())
                 keys.append(line_key(normalised, self._hash))
                 count = max(0, len(normalised) - GRAM + 1)
                 if count > 0xFFFFFFFF:  # a line of 4 G characters
@@ -278,7 +290,8 @@ class Fingerprinter:
                 if end > 0xFFFFFFFF:
                     ends = array("q", ends)
                 ends.append(end)
-        return keys, grams, ends
+        pieces = page_pieces(edge + list(last), len(keys), partial(line_key, hashfunc=self._hash))
+        return keys, grams, ends, pieces
 
     def _keys(self, sentences: list[str]) -> list[int]:
         """Two keys per sentence, head then tail.

@@ -15,6 +15,7 @@ from nshash.edges import chrome_lines, has_line, shares_header
 from nshash.estimate import unframed
 from nshash.fingerprint import Features
 from nshash.members import Member
+from nshash.pieces import member_view
 from nshash.site import same_site
 from nshash.sketch import Sketch, containment, containment_error, sketch
 
@@ -91,10 +92,11 @@ def shared_frame(features: Features, members: list[Member], known: Sequence[int]
     The union of :func:`~nshash.edges.chrome_lines`: a line that is frame against one member is frame against all.
     ``known``: :func:`known_lines`; a footer that is a member's article is left out (:data:`ARTICLE_SHARE`).
     """
-    keys, grams = features.line_keys, features.line_grams
+    grams = features.line_grams
     seen = set(known)
     frame: set[int] = set()
     for member in members:
+        keys = member_view(features, member.lines)
         lines = chrome_lines(keys, grams, member.lines, member.tail, seen, features.flat)
         if not lines:
             continue

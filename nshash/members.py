@@ -13,6 +13,7 @@ from typing import Final, NamedTuple
 from nshash._accel import speedups
 from nshash.edges import BLOOM_BITS, line_filter, member_tail
 from nshash.fingerprint import Features
+from nshash.pieces import FLAT_MARK, piece_keys
 from nshash.sketch import SLOTS, Sketch
 from nshash.stores.view import StoreView
 
@@ -105,12 +106,24 @@ def load_members(view: StoreView, clusters: list[int], members: int) -> dict[int
 
 
 def stored_form(features: Features) -> list[int]:
-    """What a cluster keeps of a document: :func:`to_entries` of its sketch and line filter (lines and site keys)."""
+    """What a cluster keeps of a document: :func:`to_entries` of its sketch and line filter.
+
+    The filter holds its lines, site keys and pieces (:mod:`nshash.pieces`), and whether it came flat.
+    """
     if speedups is not None:
         return list(
-            speedups.member_entries(features.line_keys, features.line_grams, *features.sketch, features.site_keys)
+            speedups.member_entries(
+                features.line_keys,
+                features.line_grams,
+                *features.sketch,
+                features.site_keys,
+                features.pieces,
+                features.flat,
+            )
         )
-    lines = line_filter(features.line_keys) | line_filter(features.site_keys)
+    lines = line_filter(features.line_keys) | line_filter(features.site_keys) | line_filter(piece_keys(features))
+    if features.flat:
+        lines |= line_filter([FLAT_MARK])
     return to_entries(Member(features.sketch, lines, member_tail(features.line_keys, features.line_grams)))
 
 

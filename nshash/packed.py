@@ -10,11 +10,12 @@ packer gives the same bytes (tests compare them).
 The layout, in the byte order of the machine that packed it (the header says
 which; a process of another byte order refuses it)::
 
-    header  "NSF2", u32 0x01020304, u64 pages
-    a page  u8 flags, u32 keys, u32 positions, u32 lines, u32 site keys, u64 characters, u64 grams,
-            u64 doc_key, keys (u64 each), positions (i64), line keys (u32), line grams and line ends
-            (u32 each, i64 when flagged wide), site keys (u32), the sketch's slots, the whole text
-            (characters x 1, 2 or 4 bytes: the narrowest that holds it, as CPython stores it)
+    header  "NSF3", u32 0x01020304, u64 pages
+    a page  u8 flags, u32 keys, u32 positions, u32 lines, u32 site keys, u32 piece words, u64 characters,
+            u64 grams, u64 doc_key, keys (u64 each), positions (i64), line keys (u32), line grams and
+            line ends (u32 each, i64 when flagged wide), site keys (u32), pieces (u32), the sketch's
+            slots, the whole text (characters x 1, 2 or 4 bytes: the narrowest that holds it, as
+            CPython stores it)
 
 ``flags``: 1 an empty page (no ``doc_key``), 2 wide line grams, 4 wide line
 ends, the whole text's character size in bits 3-4 (0: 1 byte, 1: 2, 2: 4), and
@@ -34,10 +35,10 @@ from nshash.errors import ArgumentError
 from nshash.fingerprint import Features
 from nshash.sketch import SLOTS, Sketch
 
-MAGIC: Final = b"NSF2"
+MAGIC: Final = b"NSF3"
 _ORDER: Final = 0x01020304
 _HEADER: Final = struct.Struct("=4sIQ")
-_PAGE: Final = struct.Struct("=BIIIIQQQ")
+_PAGE: Final = struct.Struct("=BIIIIIQQQ")
 _EMPTY, _WIDE_GRAMS, _WIDE_ENDS = 1, 2, 4
 _KIND_SHIFT: Final = 3
 _FLAT: Final = 32
@@ -79,6 +80,7 @@ def _page(f: Features) -> bytes:
         len(f.positions),
         len(f.line_keys),
         len(f.site_keys),
+        len(f.pieces),
         len(f.whole),
         f.sketch.grams,
         0 if f.doc_key is None else f.doc_key,
@@ -92,6 +94,7 @@ def _page(f: Features) -> bytes:
             array("q" if grams_wide else "I", f.line_grams).tobytes(),
             array("q" if ends_wide else "I", f.line_ends).tobytes(),
             array("I", f.site_keys).tobytes(),
+            array("I", f.pieces).tobytes(),
             bytes(f.sketch.slots),
             f.whole.encode(_CODECS[kind], "surrogatepass"),
         )
@@ -132,7 +135,7 @@ def unpack_page(view: memoryview, at: int) -> tuple[Features, int]:
     """The page packed at byte ``at`` of ``view``, and where the next one starts."""
     if at + _PAGE.size > len(view):
         raise ArgumentError("packed nshash features are truncated or damaged")
-    flags, n_keys, n_positions, n_lines, n_site, chars, grams, doc_key = _PAGE.unpack_from(view, at)
+    flags, n_keys, n_positions, n_lines, n_site, n_pieces, chars, grams, doc_key = _PAGE.unpack_from(view, at)
     at += _PAGE.size
     keys, at = _take(view, at, "Q", n_keys)
     positions, at = _take(view, at, "q", n_positions)
@@ -140,6 +143,7 @@ def unpack_page(view: memoryview, at: int) -> tuple[Features, int]:
     line_grams, at = _take(view, at, "q" if flags & _WIDE_GRAMS else "I", n_lines)
     line_ends, at = _take(view, at, "q" if flags & _WIDE_ENDS else "I", n_lines)
     site, at = _take(view, at, "I", n_site)
+    pieces, at = _take(view, at, "I", n_pieces)
     slots = bytes(view[at : at + SLOTS])
     at += SLOTS
     kind = flags >> _KIND_SHIFT & 3
@@ -158,6 +162,7 @@ def unpack_page(view: memoryview, at: int) -> tuple[Features, int]:
         line_ends,
         site,
         bool(flags & _FLAT),
+        pieces,
     )
     return features, end
 

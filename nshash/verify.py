@@ -25,6 +25,7 @@ from nshash.estimate import (
 from nshash.fingerprint import Features
 from nshash.frame import body_sketch, own_article, shared_frame, surrounds
 from nshash.members import Member, members_at
+from nshash.pieces import member_view
 from nshash.site import same_site
 from nshash.text import cjk_share
 
@@ -66,7 +67,7 @@ def member_scores(
     same: the whole-text score is then bounded by :func:`~nshash.estimate.unframed_score`.  Not ``bound``
     (:func:`~nshash.decide.split_article`), only against a member whose last lines are among them.
     """
-    keys, grams = features.line_keys, features.line_grams
+    grams = features.line_grams
     frame = shared_frame(features, members, known)
     around = surrounds(frame, grams)
     drop = frame.union(known)
@@ -75,6 +76,7 @@ def member_scores(
     cjk = (body is not None or article is not None) and cjk_page(features)
     scores = []
     for member in members:
+        keys = member_view(features, member.lines)
         chrome = lines_in(keys, grams, frame, member.lines)
         site = same_site(features.site_keys, member.lines)
         score = trusted_containment(features.sketch, member.sketch, chrome, around, site)
@@ -134,6 +136,7 @@ def verify_clusters(
                 known,
                 features.site_keys,
                 features.flat,
+                features.pieces,
             )
         )
     found = [members_at(entries, index, members) for index in range(clusters)]

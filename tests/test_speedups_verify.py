@@ -19,6 +19,7 @@ from nshash.edges import line_filter, member_tail
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.members import ENTRIES, Member, entry_keys, from_entries, members_at, to_entries
 from nshash.options import Options
+from nshash.pieces import FLAT_MARK, piece_key, piece_keys
 from nshash.sketch import Sketch
 
 speedups = pytest.importorskip("nshash._speedups", reason="the C accelerator is not built")
@@ -47,6 +48,22 @@ site_keys = st.lists(
 
 
 line_texts = st.text(alphabet="abcdefgh", max_size=150)
+# Piece keys from a small pool too, so that a member of the other form has a line's pieces (pieces.member_view).
+piece_pool = st.integers(0, 40).map(lambda k: piece_key((k * 0x85EBCA77) & 0xFFFFFFFF))
+# A piece's whole key: a line key of the shared pool (what a member that came flat has for a line).
+line_keys_pool = st.integers(0, 40).map(lambda k: (k * 0x9E3779B1) & 0xFFFFFFFF)
+
+
+@st.composite
+def pieces_of(draw: st.DrawFn, lines: int) -> array[int]:
+    """Features.pieces of a page of ``lines`` lines: suffix key, key, first line, last line each, in page order."""
+    out = array("I")
+    line = 0
+    while line < lines and draw(st.integers(0, 4)):
+        last = draw(st.integers(line, min(lines - 1, line + 2)))
+        out.extend((draw(piece_pool), draw(line_keys_pool), line, last))
+        line = last if draw(st.booleans()) else last + 1  # two pieces of one line, or the next line's
+    return out
 
 
 def whole_of(texts: list[str]) -> tuple[str, array[int]]:
@@ -68,7 +85,8 @@ def documents(draw: st.DrawFn) -> Features:
     whole, ends = whole_of(draw(st.lists(line_texts, min_size=len(keys), max_size=len(keys))))
     site_of = array("I", draw(site_keys))
     flat = draw(st.booleans())  # a page that came without line breaks: its last line stepped over for a footer
-    return Features([], [], 1, Sketch(text_grams, draw(slot_bytes)), keys, grams, whole, ends, site_of, flat)
+    pieces = draw(pieces_of(len(keys)))
+    return Features([], [], 1, Sketch(text_grams, draw(slot_bytes)), keys, grams, whole, ends, site_of, flat, pieces)
 
 
 def c_verify(doc: Features, entries: list[int | None], clusters: int, per: int, known: tuple[int, ...] = ()) -> object:
@@ -84,12 +102,14 @@ def c_verify(doc: Features, entries: list[int | None], clusters: int, per: int, 
         known,
         doc.site_keys,
         doc.flat,
+        doc.pieces,
     )
 
 
 def stored(doc: Features) -> Member:
     """What a cluster keeps of ``doc`` (members.stored_form), in Python."""
-    lines = line_filter(doc.line_keys) | line_filter(doc.site_keys)
+    lines = line_filter(doc.line_keys) | line_filter(doc.site_keys) | line_filter(piece_keys(doc))
+    lines |= line_filter([FLAT_MARK]) if doc.flat else 0
     return Member(doc.sketch, lines, member_tail(doc.line_keys, doc.line_grams))
 
 
@@ -105,7 +125,8 @@ def members(draw: st.DrawFn) -> Member:
     grams = draw(st.lists(st.sampled_from([0, 40, 99, 100, 300]), min_size=len(keys), max_size=len(keys)))
     # Its tail names lines of the shared pool (or is not known, as in a member stored before tails).
     tail = draw(st.sampled_from([0, member_tail(keys, grams)]))
-    lines = line_filter(keys) | line_filter(draw(site_keys))
+    lines = line_filter(keys) | line_filter(draw(site_keys)) | line_filter(draw(st.lists(piece_pool, max_size=12)))
+    lines |= line_filter([FLAT_MARK]) if draw(st.booleans()) else 0  # a member that came flat, or not
     return Member(Sketch(draw(st.integers(0, 5000)), bytes(slots)), lines, tail)
 
 
@@ -146,7 +167,7 @@ def test_c_verify_equals_verify_score(
 def test_a_missing_member_hides_the_ones_after_it() -> None:
     member = Member(Sketch(50, bytes(range(128))), line_filter([1, 2]))
     entries = [*([None] * ENTRIES), *to_entries(member)]
-    assert speedups.verify([], [], 50, bytes(range(128)), entries, 1, 2, "", [], [], [], False) == [(0.0, 0)]
+    assert speedups.verify([], [], 50, bytes(range(128)), entries, 1, 2, "", [], [], [], False, []) == [(0.0, 0)]
     assert members_at(entries, 0, 2) == []
 
 
@@ -172,7 +193,8 @@ def test_c_verify_on_real_pages_equals_the_specification() -> None:
 @given(documents())
 def test_c_member_entries_equal_to_entries(doc: Features) -> None:
     expected = to_entries(stored(doc))
-    assert speedups.member_entries(doc.line_keys, doc.line_grams, *doc.sketch, doc.site_keys) == expected
+    got = speedups.member_entries(doc.line_keys, doc.line_grams, *doc.sketch, doc.site_keys, doc.pieces, doc.flat)
+    assert got == expected
 
 
 def test_a_gram_count_past_32_bits_is_capped_and_keeps_the_tail() -> None:
@@ -180,7 +202,7 @@ def test_a_gram_count_past_32_bits_is_capped_and_keeps_the_tail() -> None:
     member = Member(Sketch(2**33 + 5, bytes(range(128))), line_filter(keys), member_tail(keys, grams))
     stored = from_entries(to_entries(member))
     assert stored is not None and stored.tail == member.tail and stored.sketch.grams == 2**32 - 1
-    assert speedups.member_entries(keys, grams, 2**33 + 5, bytes(range(128)), []) == to_entries(member)
+    assert speedups.member_entries(keys, grams, 2**33 + 5, bytes(range(128)), [], [], False) == to_entries(member)
 
 
 @pytest.mark.parametrize("clusters", [[], [1], [7, 2**40, 1], [2**56 - 1]])
@@ -198,23 +220,29 @@ def test_ids_past_the_c_keys_are_left_to_python(cluster: int) -> None:
 @pytest.mark.parametrize(
     ("args", "error"),
     [
-        (([], [], 1, b"x", [], 0, 3, "", [], [], [], False), ValueError),  # slots of the wrong size
-        (([1], [], 1, bytes(128), [], 0, 3, "", [], [], [], False), ValueError),  # lines and grams differ
-        (([], [], 1, bytes(128), [None], 1, 3, "", [], [], [], False), ValueError),  # entries do not fit
-        (([], [], 1, bytes(128), [], 0, 5, "", [], [], [], False), ValueError),  # more members than the layout holds
-        (([], [], 1, bytes(128), ["x"] * ENTRIES, 1, 1, "", [], [], [], False), TypeError),
-        (([], [], 1, bytes(128), [2**64] * ENTRIES, 1, 1, "", [], [], [], False), OverflowError),
-        (([], [], 1, bytes(128), [], 0, 3, b"", [], [], [], False), TypeError),  # whole is not a str
-        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [4], [], [], False), ValueError),  # a line ends past the text
-        (([1, 2], [5, 5], 1, bytes(128), [], 0, 3, "abc", [2, 1], [], [], False), ValueError),  # ends fall
-        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [], [], [], False), ValueError),  # a line without an end
-        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [3], [1], [], False), ValueError),  # a known line it lacks
-        (([], [], 1, bytes(128), [], 0, 3, "", [], [], [], False, 1), TypeError),  # one argument too many
+        (([], [], 1, b"x", [], 0, 3, "", [], [], [], False, []), ValueError),  # slots of the wrong size
+        (([1], [], 1, bytes(128), [], 0, 3, "", [], [], [], False, []), ValueError),  # lines and grams differ
+        (([], [], 1, bytes(128), [None], 1, 3, "", [], [], [], False, []), ValueError),  # entries do not fit
         (
-            ([], [], 1, bytes(128), [], 0, 3, "", [], [], list(range(17)), False),
+            ([], [], 1, bytes(128), [], 0, 5, "", [], [], [], False, []),
+            ValueError,
+        ),  # more members than the layout holds
+        (([], [], 1, bytes(128), ["x"] * ENTRIES, 1, 1, "", [], [], [], False, []), TypeError),
+        (([], [], 1, bytes(128), [2**64] * ENTRIES, 1, 1, "", [], [], [], False, []), OverflowError),
+        (([], [], 1, bytes(128), [], 0, 3, b"", [], [], [], False, []), TypeError),  # whole is not a str
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [4], [], [], False, []), ValueError),  # a line ends past the text
+        (([1, 2], [5, 5], 1, bytes(128), [], 0, 3, "abc", [2, 1], [], [], False, []), ValueError),  # ends fall
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [], [], [], False, []), ValueError),  # a line without an end
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [3], [1], [], False, []), ValueError),  # a known line it lacks
+        (([], [], 1, bytes(128), [], 0, 3, "", [], [], [], False, [], 1), TypeError),  # one argument too many
+        (
+            ([], [], 1, bytes(128), [], 0, 3, "", [], [], list(range(17)), False, []),
             ValueError,
         ),  # more site keys than a page has
-        (([], [], 1, bytes(128), [], 0, 3, "", [], [], None, False), TypeError),  # site keys are not a sequence
+        (([], [], 1, bytes(128), [], 0, 3, "", [], [], None, False, []), TypeError),  # site keys are not a sequence
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [3], [], [], False, [7, 8, 0]), ValueError),  # not fours
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [3], [], [], False, [7, 8, 0, 1]), ValueError),  # a line it lacks
+        (([1], [5], 1, bytes(128), [], 0, 3, "abc", [3], [], [], False, None), TypeError),  # pieces not a sequence
     ],
 )
 def test_c_verify_refuses_bad_arguments(args: tuple[object, ...], error: type[Exception]) -> None:

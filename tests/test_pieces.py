@@ -1,0 +1,124 @@
+"""A page's pieces: its lines as they would be had it come without line breaks (nshash.pieces)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+import nshash
+import nshash.frame
+import nshash.verify
+from nshash.edges import has_line, line_filter
+from nshash.pieces import FLAT_MARK, flat_pieces, member_view, piece_keys
+from tests.pages import paragraph, python_decision, sentence
+
+_BREAKS = re.compile(r"\s*\n\s*")
+
+NOTICES = [
+    "Some of the content on this site is republished from other websites with attribution. If you own any of it "
+    "and do not wish it to appear here, please let us know and it will be taken down promptly.",
+    "Unless stated otherwise, articles on this site may be shared under the terms of the Creative Commons "
+    "Attribution licence, provided that you credit the author and link back to the original page.",
+    "The opinions expressed in this article are the author's own and do not reflect the views of this website. "
+    "Information is provided for general informational purposes only and may not be accurate or up to date.",
+]
+
+
+def site_page(rng: random.Random, body: list[str]) -> str:
+    """A page of one site: its menu, notices, "Back to top" and share line around an article, line by line."""
+    header = [sentence(rng, 5)[:-1], "Home | News | Tutorials | Reviews | About", NOTICES[0]]
+    footer = ["Back to top", NOTICES[1], "© 2020 Example Digital Inc.", "Share this: Twitter Facebook", NOTICES[2]]
+    return "\n".join([*header, *body, *footer])
+
+
+def _key(text: str) -> int:
+    return hash(text) & 0xFFFFFFFF
+
+
+def joined(text: str) -> str:
+    return _BREAKS.sub(" ", text)
+
+
+def test_a_page_with_line_breaks_has_the_pieces_its_joined_form_has() -> None:
+    """The pieces of a page with line breaks are those of the same page joined (a menu or "Back to top" glued
+    to the next sentence does not change a piece's key), and the joined page's lines are pieces too."""
+    rng = random.Random(1)
+    text = site_page(rng, [paragraph(rng, 3) for _ in range(3)])
+    lined, flat = nshash.NSHash().fingerprinter.features(text), nshash.NSHash().fingerprinter.features(joined(text))
+    assert not lined.flat and flat.flat
+    assert set(lined.pieces[0::4]) == set(flat.pieces[0::4]) and set(lined.pieces[1::4]) == set(flat.pieces[1::4])
+    assert piece_keys(lined) and not piece_keys(flat)  # a flat page's lines are its pieces: nothing more to keep
+    assert set(flat.pieces[1::4]) <= set(flat.line_keys) | {flat.pieces[1]}  # but the first: title and menu glued
+    assert len(flat.line_keys) > len(lined.line_keys)  # the joined page is broken after its sentences
+    # Every piece lies in lines the page has, in order.  The last line, a notice of two sentences, is in two
+    # pieces: the share line above it, which ends in no sentence end, glued to its first sentence, and the second.
+    words = list(lined.pieces)
+    triples = [words[i + 1 : i + 4] for i in range(0, len(words), 4)]
+    last_line = len(lined.line_keys) - 1
+    assert all(first <= last <= last_line for _, first, last in triples)
+    assert [first for _, first, _ in triples] == sorted(first for _, first, _ in triples)
+    ends = [(first, last) for _, first, last in triples if last == last_line]
+    assert ends == [(last_line - 1, last_line), (last_line, last_line)]
+    # The same pieces in C and in Python, for the page in both forms and as HTML paragraphs.
+    fingerprinter = nshash.NSHash().fingerprinter
+    html = "<html><body>" + "".join(f"<p>{line}</p>" for line in text.split("\n")) + "</body></html>"
+    for form in (text, joined(text), html):
+        assert fingerprinter.features(form) == fingerprinter.features_python(form)
+
+
+def test_pieces_are_keyed_by_their_last_characters() -> None:
+    """What a joined page glues before a long sentence (a menu, a "Back to top") leaves its key alone; a short
+    sentence is keyed whole, so an edit in it changes its key."""
+    notice = NOTICES[1]
+    alone = flat_pieces("First line of the page.\n" + notice, _key)
+    glued = flat_pieces("First line of the page.\nBack to top " + notice, _key)
+    assert list(alone[0::4]) == list(glued[0::4]) and list(alone[1::4]) != list(glued[1::4])
+    short = "A notice that is short."
+    assert flat_pieces("Back to top " + short, _key)[0] != flat_pieces(short, _key)[0]
+    assert list(flat_pieces("Menu | A | B\nA sentence that ends here. And the next one.", _key)[2::4]) == [0, 1]
+    assert not flat_pieces("", _key)
+
+
+def test_a_member_of_the_other_form_sees_the_lines_whose_pieces_it_has() -> None:
+    """pieces.member_view: against a member that came joined, a line all of whose pieces it has is one it has;
+    against a member of the page's own form, the page's own keys."""
+    rng = random.Random(2)
+    fingerprinter = nshash.NSHash().fingerprinter
+    page = fingerprinter.features(site_page(rng, [paragraph(rng, 3) for _ in range(3)]))
+    other = fingerprinter.features(joined(site_page(rng, [paragraph(rng, 3) for _ in range(3)])))
+    joined_member = line_filter([*other.line_keys, FLAT_MARK])
+    lined_member = line_filter([*page.line_keys, *piece_keys(page)])
+    view = member_view(page, joined_member)
+    seen = [i for i, key in enumerate(view) if has_line(joined_member, key)]
+    own = [i for i, key in enumerate(page.line_keys) if has_line(joined_member, key)]
+    # The footer: "Back to top" and the notice glued to it, the copyright, the share line and the last notice.
+    count = len(page.line_keys)
+    assert len(own) < 3 and set(range(count - 5, count)) <= set(seen)
+    assert member_view(page, lined_member) is page.line_keys
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_sites_pages_with_and_without_line_breaks_stay_apart(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crawl merged from a dataset that kept a site's line breaks and one that removed them: the site's
+    articles, every other page joined, stay apart, and a copy elsewhere still joins its article; seen as
+    lines only (no pieces), the site's notices joined its articles to one another."""
+    python_decision(native, monkeypatch)
+    rng = random.Random(3)
+    articles = [[paragraph(rng, 2) for _ in range(2)] for _ in range(6)]
+    pages = [site_page(rng, article) for article in articles]
+    pages = [joined(text) if index % 2 else text for index, text in enumerate(pages)]
+    copy = "\n".join(["Reprinted from elsewhere", *articles[3], "Shared with permission."])
+
+    def run() -> list[int]:
+        nsh = nshash.NSHash()
+        return [nsh.get_similar(text) for text in [*pages, copy]]
+
+    *ids, copy_id = run()
+    assert len(set(ids)) == len(articles) and copy_id == ids[3]
+    if not native:
+        monkeypatch.setattr(nshash.frame, "member_view", lambda features, bits: features.line_keys)
+        monkeypatch.setattr(nshash.verify, "member_view", lambda features, bits: features.line_keys)
+        *ids, _ = run()
+        assert len(set(ids)) < len(articles)
