@@ -263,6 +263,18 @@ static PyObject *flat_pieces(const Py_UCS4 *s, Py_ssize_t n, const unsigned char
     return result;
 }
 
+/* linebreaks.edge_lengths: the lengths of s[0:n]'s first and last lines that are not blank, without the
+ * whitespace around the text. */
+static void edge_lengths(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t *head, Py_ssize_t *tail) {
+    Py_ssize_t a = 0, b = n;
+    while (a < b && Py_UNICODE_ISSPACE(s[a])) a++;
+    while (b > a && Py_UNICODE_ISSPACE(s[b - 1])) b--;
+    *head = find_char(s, a, b, '\n') - a;
+    Py_ssize_t last = b;
+    while (last > a && s[last - 1] != '\n') last--;
+    *tail = b - last;
+}
+
 /* linebreaks.restore_edges */
 static int restore_edges(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
     return restore_lines(buf, len, capacity, FLAT_EDGE, 1);

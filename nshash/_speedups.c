@@ -190,11 +190,17 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
     }
     /* Before the chrome is judged (a joined page's menus and link lists are lines again) and after
      * wrapped lines are joined (a paragraph is broken the same way, wrapped or not). */
-    /* Features.flat: no line break until restore_lines broke the page after its sentence ends */
-    int flat = !has_char(s, n, '\n');
+    /* Features.flat: a joined page whose first or last line restore_lines or restore_edges broke */
+    Py_ssize_t head = 0, tail = 0;
+    if (joined) edge_lengths(s, n, &head, &tail);
     if (restore_lines(&s, &n, &capacity, FLAT_LINE, 0) < 0) goto done;
-    flat = flat && has_char(s, n, '\n');
     if (joined && restore_edges(&s, &n, &capacity) < 0) goto done;
+    int flat = 0;
+    if (joined) {
+        Py_ssize_t head_after, tail_after;
+        edge_lengths(s, n, &head_after, &tail_after);
+        flat = head_after < head || tail_after < tail;
+    }
     int rejoined = 0; /* only a joined line can be a new long one: restore_lines again only then */
     site_signature site = {.buf = &buf, .count = 0};
     if (o.chrome && (drop_chrome(s, &n, &rejoined, &site) < 0 ||

@@ -17,7 +17,7 @@ from typing import Final, NamedTuple
 from nshash._accel import speedups
 from nshash.fold import fold_chars
 from nshash.hashing import HashFunc, farmhash64
-from nshash.linebreaks import restore_edges, restore_lines, unify_breaks
+from nshash.linebreaks import edge_lengths, restore_edges, restore_lines, unify_breaks
 from nshash.options import Options
 from nshash.pieces import PIECE_LINES, page_pieces
 from nshash.site import SITE_KEYS, SITE_MIN_CHARS, site_key
@@ -121,10 +121,11 @@ class Features(NamedTuple):
     #: that a later page tells a sibling of the member's site
     #: (:func:`~nshash.site.same_site`) from a copy elsewhere.
     site_keys: array[int] = array("I")
-    #: Whether the page arrived without a line break and its lines were restored after its
-    #: sentence ends (:func:`~nshash.linebreaks.restore_lines`): its first and last lines are
-    #: then chrome glued to text, and a footer is looked for above its last line whatever its
-    #: size (:func:`~nshash.edges.chrome_lines`).
+    #: Whether the page arrived without a line break and its first or last line (that is not
+    #: blank) was broken after its sentence ends (:func:`~nshash.linebreaks.restore_lines`,
+    #: :func:`~nshash.linebreaks.restore_edges`), whatever lines its markup gave it: its first
+    #: and last lines are then chrome glued to text, and a footer is looked for above its last
+    #: line whatever its size (:func:`~nshash.edges.chrome_lines`).
     flat: bool = False
     #: The pieces the page's lines make joined and broken after their sentence ends
     #: (:func:`~nshash.pieces.flat_pieces`): ``suffix key, key, first line, last line`` each, ``array('I')``.
@@ -175,9 +176,13 @@ class Fingerprinter:
             text = fold_chars(text)
         # Before the chrome is judged (a joined page's menus and link lists are lines again) and
         # after wrapped lines are joined (a paragraph is broken the same way, wrapped or not).
-        restored = restore_lines(text)
-        flat = "\n" not in text and "\n" in restored
-        text = restore_edges(restored) if joined else restored
+        edges_before = edge_lengths(text) if joined else (0, 0)
+        text = restore_lines(text)
+        if joined:
+            text = restore_edges(text)
+        # Markup gives a joined page lines (a few <p> amid its header and footer): it is flat all the
+        # same when its first or last line was broken, chrome glued to text as on a page without markup.
+        flat = joined and any(after < before for after, before in zip(edge_lengths(text), edges_before))
         if opts.chrome:
             text = restore_lines(drop_chrome(text, edges))
             if joined:

@@ -50,6 +50,20 @@ def unify_breaks(text: str) -> str:
     return _BREAKS_RE.sub("\n", text)  # the same string when there is none
 
 
+def edge_lengths(text: str) -> tuple[int, int]:
+    """The lengths of the text's first and last lines that are not blank (whitespace around them left out).
+
+    A break :func:`restore_lines` or :func:`restore_edges` puts in either shortens it: that is how
+    ``Features.flat`` knows a joined page's edges were broken, whatever its markup gave it.
+
+    >>> edge_lengths("  Title and more\nbody\nfooter  ")
+    (14, 6)
+    """
+    body = text.strip()
+    first, last = body.find("\n"), body.rfind("\n")
+    return (len(body) if first < 0 else first, len(body) - last - 1)
+
+
 def restore_lines(text: str, limit: int = FLAT_LINE, edges: bool = False) -> str:
     """``text`` with its lines over ``limit`` broken after each sentence end (:data:`FLAT_PIECE`).
 

@@ -122,3 +122,47 @@ def test_a_sites_pages_with_and_without_line_breaks_stay_apart(native: bool, mon
         monkeypatch.setattr(nshash.verify, "member_view", lambda features, bits: features.line_keys)
         *ids, _ = run()
         assert len(set(ids)) < len(articles)
+
+
+def marked_page(rng: random.Random, body: list[str]) -> str:
+    """:func:`site_page` with a longer header: title, menu and two notices, over 300 characters joined."""
+    title, menu, notice, *rest = site_page(rng, body).split("\n")
+    return "\n".join([title, menu, notice, NOTICES[2], *rest])
+
+
+def joined_with_markup(text: str, body: list[str]) -> str:
+    """The page joined, its article's paragraphs kept as HTML paragraphs: the markup gives it lines, not the chrome."""
+    markup = "".join(f"<p>{line}</p>" for line in body)
+    return joined(text.replace("\n".join(body), markup))
+
+
+def test_a_joined_page_whose_markup_gave_it_lines_is_flat() -> None:
+    """A page that came as one line with its article in <p> tags has lines, but its header and footer were
+    restored after their sentence ends: it is of the other form from the site's pages with line breaks."""
+    rng = random.Random(4)
+    body = [paragraph(rng, 3) for _ in range(3)]
+    text = marked_page(rng, body)
+    fingerprinter = nshash.NSHash().fingerprinter
+    marked = joined_with_markup(text, body)
+    assert "\n" not in marked
+    for features in (fingerprinter.features(marked), fingerprinter.features_python(marked)):
+        assert features.flat and features == fingerprinter.features(marked)
+    assert not fingerprinter.features(text).flat
+    assert not fingerprinter.features("<p>" + "</p><p>".join(text.split("\n")) + "</p>").flat  # every line marked
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_sites_pages_joined_around_marked_paragraphs_stay_apart(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every other page of a site joined with its article in <p> tags (short articles: two paragraphs and a
+    "Read more"): the pages stay apart, as they do when the joined ones have no markup.  Taken for pages with
+    line breaks, the joined ones joined the site's other articles through its notices."""
+    python_decision(native, monkeypatch)
+    rng = random.Random(5)
+    articles = [[paragraph(rng, 2), paragraph(rng, 2), "Read more"] for _ in range(6)]
+    pages = [marked_page(rng, article) for article in articles]
+    pages = [joined_with_markup(text, articles[i]) if i % 2 else text for i, text in enumerate(pages)]
+    nsh = nshash.NSHash()
+    ids = [nsh.get_similar(text) for text in pages]
+    assert len(set(ids)) == len(articles)
