@@ -20,6 +20,20 @@ static int doc_cjk(doc_text *t) {
     return t->cjk;
 }
 
+/* bodies.far_page_score: the most a page may score against a member far from it in size when no frame is shared;
+ * d->keys: the page's lines as the member sees them; body: the page's sketch without its known lines. */
+static double far_page_score(const doc_lines *d, const doc_text *t, const member *doc, const member *m,
+                             const member *body) {
+    Py_ssize_t small = doc->grams < m->grams ? doc->grams : m->grams;
+    Py_ssize_t large = doc->grams < m->grams ? m->grams : doc->grams;
+    if ((double)large < BODY_SIZE_RATIO * (double)small) return 1.0;
+    Py_ssize_t own = 0;
+    for (Py_ssize_t i = 0; i < d->count; i++)
+        if (!t->known[i] && has_line(m->lines, d->keys[i])) own += d->grams[i];
+    if (own >= FAR_OWN_GRAMS) return 1.0;
+    return containment(body, m) + FAR_PAGE_ERRORS * containment_error(body, m);
+}
+
 /* verify.verify_score: the document (its sketch in *doc) against count members; t->known: frame.known_lines. */
 static double verify_score(doc_lines *d, const member *doc, const member *members, int count, unsigned char *head,
                            unsigned char *foot, doc_text *t) {
@@ -85,13 +99,16 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
                 if (bound < score) score = bound;
             }
         }
-        if (body != NULL) {
-            double rest = body_score(body, &members[m], doc_cjk(t));
-            if (rest > score) score = rest;
-        }
+        double bodied = body != NULL ? body_score(body, &members[m], doc_cjk(t)) : 0.0;
         if (article != NULL) {
             double own = body_score(article, &members[m], doc_cjk(t));
-            if (own > score) score = own;
+            if (own > bodied) bodied = own;
+        }
+        if (bodied > score) score = bodied;
+        if (body != NULL && !framed) { /* far apart in size: no more than the page's body agrees */
+            double far = far_page_score(d, t, doc, &members[m], body);
+            if (far < bodied) far = bodied;
+            if (far < score) score = far;
         }
         d->keys = own_keys;
         scores[m] = score;

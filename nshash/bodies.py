@@ -48,6 +48,17 @@ CROSS_SITE_ERRORS: Final = 1.0
 FAR_BODY_ERRORS: Final = 3.0
 #: ... unless this many grams of the page's lines outside the frame are lines of the member too.
 FAR_OWN_GRAMS: Final = 100
+#: A page and a member :data:`~nshash.estimate.BODY_SIZE_RATIO` apart in size that share no frame,
+#: where the page has lines other clusters have and fewer than :data:`FAR_OWN_GRAMS` of its other
+#: lines are the member's, agree at most as much as the page's body (without those lines) does: its
+#: containment this many standard errors above the estimate, or its own score (:func:`far_page_score`).
+#: Seen with every page joined (seed 4242's en tune, precision 0.008): a page that is only a title, a
+#: menu, links and a cookie notice copied verbatim across sites (620 grams) "contained" another site's
+#: page of 3,400 at 0.78 on the sketches' loose estimate and joined its cluster on the notice's vote;
+#: every page of its site that had the notice then contained it.  Its body agreed at 0.36 (one error
+#: 0.16); an edited copy's (typos in every line, so no line of it is the member's) at 0.78 (0.12).
+#: Measured (2026-12-06, C, the 95 synthetic files): see the CHANGELOG.
+FAR_PAGE_ERRORS: Final = 1.0
 
 
 def body_agrees(features: Features, members: list[Member], known: Sequence[int], need: float) -> bool:
@@ -127,3 +138,23 @@ def line_body_agrees(features: Features, members: list[Member], known: Sequence[
         return True
     body = body_sketch(features, drop)
     return body.grams >= BODY_MIN_GRAMS and any(containment(body, m.sketch) >= need for m in members)
+
+
+def far_page_score(
+    features: Features, member: Member, keys: Sequence[int], known: Sequence[int], body: Sketch
+) -> float:
+    """The most a page may score against a member far from it in size when no frame is shared (:data:`FAR_PAGE_ERRORS`).
+
+    ``keys``: the page's line keys as the member sees them (:func:`~nshash.pieces.member_view`); ``known``:
+    the page's lines other clusters have; ``body``: the page's sketch without them.  1.0 (no bound) when the
+    two are within :data:`~nshash.estimate.BODY_SIZE_RATIO` or :data:`FAR_OWN_GRAMS` of the page's other
+    lines are the member's.
+    """
+    small, large = sorted((features.sketch.grams, member.sketch.grams))
+    if large < BODY_SIZE_RATIO * small:
+        return 1.0
+    grams = features.line_grams
+    own = set(range(len(grams))).difference(known)
+    if lines_in(keys, grams, own, member.lines) >= FAR_OWN_GRAMS:
+        return 1.0
+    return containment(body, member.sketch) + FAR_PAGE_ERRORS * containment_error(body, member.sketch)

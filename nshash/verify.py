@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from nshash._accel import speedups
-from nshash.bodies import KNOWN_FRAME
+from nshash.bodies import KNOWN_FRAME, far_page_score
 from nshash.edges import at_the_end, has_line, lines_in, shared_chrome
 from nshash.estimate import (
     body_score,
@@ -65,7 +65,8 @@ def member_scores(
     (:func:`~nshash.frame.own_article`), is compared too (:func:`~nshash.estimate.body_score`): the
     highest of these counts.  Where no frame is shared, such lines a member has too may be one all the
     same: the whole-text score is then bounded by :func:`~nshash.estimate.unframed_score`.  Not ``bound``
-    (:func:`~nshash.decide.split_article`), only against a member whose last lines are among them.
+    (:func:`~nshash.decide.split_article`), only against a member whose last lines are among them.  Nor
+    does a page score more than its body against a member far from it in size (:func:`~nshash.bodies.far_page_score`).
     """
     grams = features.line_grams
     frame = shared_frame(features, members, known)
@@ -88,9 +89,12 @@ def member_scores(
                 if bound or at_the_end(member.tail, keys, grams, had):  # a footer of its own: bounded all the same
                     known_grams = sum(grams[index] for index in had)
                     score = min(score, unframed_score(body, features.sketch, member.sketch, known_grams, site))
-            score = max(score, body_score(body, member.sketch, cjk))
+        bodied = 0.0 if body is None else body_score(body, member.sketch, cjk)
         if article is not None:
-            score = max(score, body_score(article, member.sketch, cjk))
+            bodied = max(bodied, body_score(article, member.sketch, cjk))
+        score = max(score, bodied)
+        if body is not None and not frame:  # far apart in size: no more than the page's body agrees
+            score = min(score, max(bodied, far_page_score(features, member, keys, known, body)))
         scores.append(score)
     return scores
 

@@ -528,3 +528,70 @@ def test_a_site_whose_pages_lost_their_line_breaks_keeps_its_articles_apart(
         monkeypatch.setattr(fingerprinter, "features", fingerprinter.features_python)
         a, b, _ = run()
         assert not b.is_new and b.similar_id == a.similar_id
+
+
+COOKIE = [
+    "We use cookies and similar technologies to personalise content and ads, to provide social media features "
+    "and to analyse our traffic.",
+    "We also share information about your use of our site with our social media, advertising and analytics "
+    "partners who may combine it with other information that you have provided to them.",
+]
+MENU, LEGAL = "Home | News | Tutorials | Reviews | Open Source | Security | About", "Privacy Policy | Terms of Use"
+
+
+def _typos(rng: random.Random, text: str, every: int = 40) -> str:
+    chars = list(text)
+    for index in range(5, len(chars), every):
+        if chars[index].isalpha():
+            chars[index] = rng.choice("abcdefghijklmnopqrstuvwxyz")
+    return "".join(chars)
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C verification", "Python verification"])
+def test_a_page_far_smaller_than_a_member_agrees_no_more_than_its_body(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bodies.FAR_PAGE_ERRORS: a page that is only a title, a menu, links and a cookie notice copied verbatim across
+    sites, as one line, "contains" a page of another site four times its size that has them; its notice's lines are
+    other clusters' (known) and no line of its own is the member's: it agrees no more than its body does.  An edited
+    copy of the member's article, none of its lines the member's either, agrees as before."""
+    from nshash.bodies import FAR_PAGE_ERRORS, far_page_score
+    from nshash.edges import has_line
+    from nshash.estimate import trusted_containment
+    from nshash.frame import body_sketch, shared_frame
+    from nshash.members import to_entries
+    from nshash.sketch import containment_error
+
+    if not native:
+        monkeypatch.setattr(nshash.verify, "speedups", None)
+    rng = random.Random(3)
+    fingerprinter = nshash.NSHash().fingerprinter
+    article = [paragraph(rng, 3), paragraph(rng, 3)]
+    others = [paragraph(rng, 5) for _ in range(6)]
+    related = [" ".join(rng.choice(WORDS) for _ in range(4)).title() for _ in range(4)]
+    long = fingerprinter.features(
+        "\n".join(
+            ["A long story - Site A", MENU, *article, *others, LEGAL, "Like this: Like Loading...", *COOKIE, *related]
+        )
+    )
+    member = Member(long.sketch, line_filter(long.line_keys))
+    hub_text = [" ".join(rng.choice(WORDS) for _ in range(5)).title() + " - Site C", MENU, "Download the ebook Prev"]
+    titles = [" ".join(rng.choice(WORDS) for _ in range(4)).title() for _ in range(4)]
+    hub = fingerprinter.features(
+        " ".join([*hub_text, LEGAL, "Like this: Like Loading...", *COOKIE, "You may also like:", *titles])
+    )
+    copy = fingerprinter.features("\n".join(["A long story", *(_typos(rng, text) for text in article), COOKIE[1]]))
+
+    def score(features: nshash.fingerprint.Features, known: list[int]) -> float:
+        entries = to_entries(member)
+        return nshash.verify.verify_clusters(features, entries, 1, 1, known)[0][0]
+
+    known = [index for index, key in enumerate(hub.line_keys) if has_line(member.lines, key)]
+    assert hub.flat and known and not shared_frame(hub, [member], known)
+    body = body_sketch(hub, set(known))
+    bound = containment(body, member.sketch) + FAR_PAGE_ERRORS * containment_error(body, member.sketch)
+    assert trusted_containment(hub.sketch, member.sketch, 0) > 0.7 > bound  # it would pass verify on the notice
+    assert score(hub, known) == pytest.approx(bound) and score(hub, []) > 0.7  # its notice not known: no body
+    known = [index for index, key in enumerate(copy.line_keys) if has_line(member.lines, key)]
+    assert known and score(copy, known) == score(copy, []) > 0.6
+    assert far_page_score(copy, member, copy.line_keys, known, body_sketch(copy, set(known))) >= score(copy, known)
