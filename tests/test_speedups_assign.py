@@ -137,9 +137,10 @@ def test_c_assign_decides_and_writes_what_python_does(
     if docs is menu_corpus:  # templated siblings sharing whole lines, failed on what lies between them
         assert python[3].siblings > 0
         assert python[3].far_failures > 0  # and a page's body far smaller than a member, beside a known frame
-    # The C decided every page, merges too: two clusters passed, and their members were compared.
+    # The C decided every page, merges too: two clusters passed, and their members were compared (not among the
+    # excerpt pages since a page far smaller than a member agrees no more than its body: they join by lines).
     assert c[3].decided == len(c[0]) and c[3].handed_back == 0
-    assert python[3].merge_checks > 0
+    assert python[3].merge_checks > 0 or docs is excerpt_pages
     if docs is split_stories:
         assert sum(len(match[3]) > 1 for match in c[0]) >= 3  # and some were merged
     if docs is excerpt_pages:  # pages whose keys were all other stories', joined through their paragraphs
