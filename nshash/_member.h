@@ -166,8 +166,9 @@ static void member_lines(const doc_lines *d, member *out) {
     memset(out->lines, 0, sizeof out->lines);
     for (Py_ssize_t i = 0; i < d->count; i++) add_line(out->lines, d->keys[i]);
     for (Py_ssize_t i = 0; i < d->site_count; i++) add_line(out->lines, d->site[i]);
-    /* pieces.piece_keys: the first and last PIECE_EDGE pieces but those that are a line by themselves */
-    Py_ssize_t pieces = d->flat ? 0 : d->piece_words / 4;
+    /* pieces.piece_keys: the first and last PIECE_EDGE pieces but those that are a line by themselves; for a page
+     * that came flat, those whose suffix key is not their whole key's piece_key */
+    Py_ssize_t pieces = d->piece_words / 4;
     if (pieces) {
         unsigned char *covering = d->view_kept; /* scratch: pieces a line lies in, up to 2 */
         memset(covering, 0, (size_t)d->count);
@@ -176,7 +177,9 @@ static void member_lines(const doc_lines *d, member *out) {
                 covering[line] += covering[line] < 2;
         for (Py_ssize_t i = 0; i < pieces; i++) {
             uint32_t first = d->pieces[4 * i + 2], last = d->pieces[4 * i + 3];
-            if ((i < PIECE_EDGE || i >= pieces - PIECE_EDGE) && !(first == last && covering[first] == 1))
+            int edge = i < PIECE_EDGE || i >= pieces - PIECE_EDGE;
+            if (edge && (d->flat ? d->pieces[4 * i] != piece_key(d->pieces[4 * i + 1])
+                                 : !(first == last && covering[first] == 1)))
                 add_line(out->lines, d->pieces[4 * i]);
         }
     }
@@ -198,6 +201,11 @@ static uint32_t *member_view(doc_lines *d, const uint64_t *lines) {
     for (Py_ssize_t i = 0; i < d->piece_words; i += 4) {
         uint32_t key = d->pieces[i + which];
         int has = has_line(lines, key);
+        /* a long piece the member's page glued after a link or a title: its suffix key */
+        if (!has && which == 1 && d->pieces[i] != piece_key(d->pieces[i + 1]) && has_line(lines, d->pieces[i])) {
+            has = 1;
+            key = d->pieces[i];
+        }
         for (uint32_t line = d->pieces[i + 2]; line <= d->pieces[i + 3]; line++) {
             kept[line] &= (unsigned char)has;
             if (first[line] == 0) first[line] = key;

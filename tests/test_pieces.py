@@ -11,7 +11,7 @@ import nshash
 import nshash.frame
 import nshash.verify
 from nshash.edges import has_line, line_filter
-from nshash.pieces import FLAT_MARK, flat_pieces, member_view, piece_keys
+from nshash.pieces import FLAT_MARK, flat_pieces, member_view, piece_key, piece_keys
 from tests.pages import paragraph, python_decision, sentence
 
 _BREAKS = re.compile(r"\s*\n\s*")
@@ -49,7 +49,10 @@ def test_a_page_with_line_breaks_has_the_pieces_its_joined_form_has() -> None:
     lined, flat = nshash.NSHash().fingerprinter.features(text), nshash.NSHash().fingerprinter.features(joined(text))
     assert not lined.flat and flat.flat
     assert set(lined.pieces[0::4]) == set(flat.pieces[0::4]) and set(lined.pieces[1::4]) == set(flat.pieces[1::4])
-    assert piece_keys(lined) and not piece_keys(flat)  # a flat page's lines are its pieces: nothing more to keep
+    # A flat page's lines are its pieces: it keeps the suffix keys of its long ones only (what it glued before a
+    # notice hides the notice's line whole).
+    long = [flat.pieces[i] for i in range(0, len(flat.pieces), 4) if flat.pieces[i] != piece_key(flat.pieces[i + 1])]
+    assert piece_keys(lined) and piece_keys(flat) == long and len(long) < len(flat.pieces) // 4
     assert set(flat.pieces[1::4]) <= set(flat.line_keys) | {flat.pieces[1]}  # but the first: title and menu glued
     assert len(flat.line_keys) > len(lined.line_keys)  # the joined page is broken after its sentences
     # Every piece lies in lines the page has, in order.  The last line, a notice of two sentences, is in two
@@ -97,6 +100,21 @@ def test_a_member_of_the_other_form_sees_the_lines_whose_pieces_it_has() -> None
     count = len(page.line_keys)
     assert len(own) < 3 and set(range(count - 5, count)) <= set(seen)
     assert member_view(page, lined_member) is page.line_keys
+
+
+def test_a_page_with_line_breaks_sees_a_notice_a_joined_member_glued_to_its_links() -> None:
+    """A member that came as one line glued "Read more" (the end of its excerpt) to the notice below it: a page with
+    line breaks, whose notice is a line, finds it by the suffix key of its piece, which the member keeps."""
+    rng = random.Random(6)
+    fingerprinter = nshash.NSHash().fingerprinter
+    page = fingerprinter.features(site_page(rng, [paragraph(rng, 3) for _ in range(3)]))
+    excerpt = joined(site_page(rng, [paragraph(rng, 2), "Read more"]))
+    other = fingerprinter.features(excerpt)
+    member = line_filter([*other.line_keys, *piece_keys(other), FLAT_MARK])
+    notice = page.line_keys.index(fingerprinter.features(NOTICES[1]).line_keys[0])
+    assert not has_line(member, page.line_keys[notice]) and has_line(member, member_view(page, member)[notice])
+    bare = line_filter([*other.line_keys, FLAT_MARK])  # without the suffix keys of its long pieces
+    assert not has_line(bare, member_view(page, bare)[notice])
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
