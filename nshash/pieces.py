@@ -24,7 +24,7 @@ for one the member has when all the pieces it lies in are the member's
 (:func:`member_view`).  Pages of one form compare their lines as before.
 
 The C accelerator computes the same (``flat_pieces`` in ``nshash/_linebreaks.h``,
-``member_view`` in ``nshash/_frame.h``), tested against this.
+``member_view`` in ``nshash/_member.h``), tested against this.
 """
 
 from __future__ import annotations
