@@ -263,16 +263,13 @@ static PyObject *flat_pieces(const Py_UCS4 *s, Py_ssize_t n, const unsigned char
     return result;
 }
 
-/* linebreaks.edge_lengths: the lengths of s[0:n]'s first and last lines that are not blank, without the
- * whitespace around the text. */
+/* linebreaks.edge_lengths, each length from the start of its line (edge_lines): a break restore_lines or
+ * restore_edges puts in either shortens it as it shortens the Python's, which is all Features.flat compares. */
 static void edge_lengths(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t *head, Py_ssize_t *tail) {
-    Py_ssize_t a = 0, b = n;
-    while (a < b && Py_UNICODE_ISSPACE(s[a])) a++;
-    while (b > a && Py_UNICODE_ISSPACE(s[b - 1])) b--;
-    *head = find_char(s, a, b, '\n') - a;
-    Py_ssize_t last = b;
-    while (last > a && s[last - 1] != '\n') last--;
-    *tail = b - last;
+    Py_ssize_t first, last;
+    edge_lines(s, n, &first, &last);
+    *head = first < 0 ? 0 : find_char(s, first, n, '\n') - first;
+    *tail = last < 0 ? 0 : find_char(s, last, n, '\n') - last;
 }
 
 /* linebreaks.restore_edges */
