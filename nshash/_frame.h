@@ -55,10 +55,22 @@ static int at_the_end(const doc_lines *d, uint32_t tail, const unsigned char *in
     return long_line && (double)run < FOOT_SHARE * (double)total;
 }
 
+/* edges._stepped_over: how many of d's last lines of its own chrome_lines steps over (d->shared filled): up to limit
+ * short ones, the first whatever its size on a flat page; glued last lines count as one (checked by the caller). */
+static Py_ssize_t stepped_over(const doc_lines *d, Py_ssize_t limit, Py_ssize_t glued) {
+    Py_ssize_t n = d->count, skip = glued, units = glued ? 1 : 0;
+    while (units < limit && skip < n && !d->shared[n - 1 - skip] &&
+           (d->grams[n - 1 - skip] < LIST_GRAMS || (d->flat && skip == 0))) {
+        skip++;
+        units++;
+    }
+    return skip;
+}
+
 /* edges.chrome_lines: the header and footer the document shares with a member, marked in head and foot (known:
  * the lines other clusters have); 0 when there are none.  *header: whether a header is shared (shares_header). */
 static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, const unsigned char *known,
-                        unsigned char *head, unsigned char *foot, int *header) {
+                        Py_ssize_t glued, unsigned char *head, unsigned char *foot, int *header) {
     Py_ssize_t n = d->count;
     for (Py_ssize_t i = 0; i < n; i++) {
         d->shared[i] = (unsigned char)has_line(lines, d->keys[i]);
@@ -67,12 +79,25 @@ static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, cons
     int head_beyond_top = 0, unused = 0;
     edge_run(d, 0, 1, head, &head_beyond_top);
     *header = head_beyond_top;
-    Py_ssize_t limit = head_beyond_top ? LIST_LINES : OWN_LINES, skip = 0;
-    /* a page that came without line breaks: its last line, whatever its size (edges.chrome_lines) */
-    while (skip < (limit < n ? limit : n) && !d->shared[n - 1 - skip] &&
-           (d->grams[n - 1 - skip] < LIST_GRAMS || (d->flat && skip == 0)))
-        skip++;
-    if (!edge_run(d, 1, skip, foot, &unused)) return 0;
+    Py_ssize_t limit = head_beyond_top ? LIST_LINES : OWN_LINES, skip = stepped_over(d, limit, 0);
+    int found = edge_run(d, 1, skip, foot, &unused) > 0;
+    if (glued > n) glued = n;
+    int glued_own = glued > 0;
+    for (Py_ssize_t i = 0; i < glued; i++) glued_own &= !d->shared[n - 1 - i];
+    if (!found && glued_own) { /* edges.chrome_lines: the last glued lines as one, when the run above holds a known line */
+        Py_ssize_t over = stepped_over(d, limit, glued);
+        unsigned char *run = d->view_kept; /* scratch of d->count bytes, free while chrome_lines runs */
+        memset(run, 0, (size_t)n);
+        int any_known = 0;
+        if (edge_run(d, 1, over, run, &unused))
+            for (Py_ssize_t i = 0; i < n; i++) any_known |= run[i] && known[i];
+        if (any_known) {
+            skip = over;
+            found = 1;
+            memcpy(foot, run, (size_t)n);
+        }
+    }
+    if (!found) return 0;
     Py_ssize_t beyond = 0; /* the first line of the foot outside the head (n: none, one shared block) */
     while (beyond < n && (!foot[beyond] || head[beyond])) beyond++;
     if (skip && beyond == n) return 0; /* one shared block above lines of the page's own */

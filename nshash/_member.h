@@ -193,9 +193,9 @@ static inline int other_form(const doc_lines *d, const uint64_t *lines) { return
 /* pieces.member_view: d's line keys as a member whose line filter is lines sees them: d->keys, or d->view. */
 static uint32_t *member_view(doc_lines *d, const uint64_t *lines) {
     if (d->piece_words == 0 || !other_form(d, lines)) return d->keys;
-    uint32_t *first = d->view;
+    uint32_t *last = d->view;
     unsigned char *kept = d->view_kept;
-    memset(first, 0, (size_t)d->count * sizeof(uint32_t));
+    memset(last, 0, (size_t)d->count * sizeof(uint32_t));
     memset(kept, 1, (size_t)d->count);
     const int which = d->flat ? 0 : 1; /* the suffix key from a flat page, the whole one from a page with lines */
     for (Py_ssize_t i = 0; i < d->piece_words; i += 4) {
@@ -208,15 +208,23 @@ static uint32_t *member_view(doc_lines *d, const uint64_t *lines) {
         }
         for (uint32_t line = d->pieces[i + 2]; line <= d->pieces[i + 3]; line++) {
             kept[line] &= (unsigned char)has;
-            if (first[line] == 0) first[line] = key;
+            last[line] = key; /* pieces come in order: the line's last */
         }
     }
     int any = 0;
     for (Py_ssize_t i = 0; i < d->count; i++) {
-        if (kept[i] && first[i] && !has_line(lines, d->keys[i])) any = 1;
-        else first[i] = d->keys[i];
+        if (kept[i] && last[i] && !has_line(lines, d->keys[i])) any = 1;
+        else last[i] = d->keys[i];
     }
-    return any ? first : d->keys;
+    return any ? last : d->keys;
+}
+
+/* pieces.glued_tail: how many of d's last lines its last piece holds, against a member (line filter lines) that came
+ * as one line while d did not; else 0. */
+static Py_ssize_t glued_tail(const doc_lines *d, const uint64_t *lines) {
+    if (d->flat || d->piece_words == 0 || !other_form(d, lines)) return 0;
+    uint32_t first = d->pieces[d->piece_words - 2], last = d->pieces[d->piece_words - 1];
+    return (Py_ssize_t)last == d->count - 1 ? (Py_ssize_t)(last - first) + 1 : 0;
 }
 
 #endif

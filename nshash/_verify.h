@@ -43,7 +43,8 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
         Py_ssize_t smaller = doc->grams < members[m].grams ? doc->grams : members[m].grams;
         int header = 0;
         d->keys = member_view(d, members[m].lines); /* pieces.member_view, as frame.shared_frame */
-        int found = chrome_lines(d, members[m].lines, members[m].tail, t->known, head, foot, &header) &&
+        Py_ssize_t glued = glued_tail(d, members[m].lines);
+        int found = chrome_lines(d, members[m].lines, members[m].tail, t->known, glued, head, foot, &header) &&
                     is_frame(d, t, &members[m], smaller, header, head, foot);
         d->keys = own_keys;
         if (!found) continue;
@@ -142,7 +143,7 @@ static double members_score(doc_lines *d, const member *these, int count, const 
             for (int w = 0; w < BLOOM_WORDS; w++) both[w] = these[a].lines[w] & those[b].lines[w];
             int header = 0;
             Py_ssize_t chrome = 0;
-            if (chrome_lines(d, both, 0, nothing, head, foot, &header))
+            if (chrome_lines(d, both, 0, nothing, 0, head, foot, &header))
                 for (Py_ssize_t i = 0; i < d->count; i++) chrome += head[i] || foot[i] ? d->grams[i] : 0;
             double score = trusted_containment(&these[a], &those[b], chrome, 0, 0);
             if (score > best) best = score;

@@ -58,6 +58,7 @@ def chrome_lines(
     tail: int = 0,
     known: Collection[int] = (),
     flat: bool = False,
+    glued: int = 0,
 ) -> set[int]:
     """The document's lines (indices) that form the header and footer it shares with a member whose lines are ``bits``.
 
@@ -71,7 +72,9 @@ def chrome_lines(
     lines stepped over at the bottom are lines other clusters have (``known``:
     :func:`~nshash.frame.known_lines`) and the run above them holds none.
     ``flat``: the page came without line breaks (``Features.flat``): its last
-    line is stepped over whatever its size.
+    line is stepped over whatever its size.  ``glued``: against a member that
+    came so, this many last lines of a page with line breaks are one line of
+    the member's (:func:`~nshash.pieces.glued_tail`), stepped over as one.
     """
     masks = map(_probes, line_keys)
     shared = [bits & mask == mask for mask in masks]
@@ -84,19 +87,18 @@ def chrome_lines(
     # them only when the header shows one site.
     site_header = bool(head - {0})  # a shared title alone says nothing about the site
     limit = _LIST_LINES if site_header else _OWN_LINES
-    skip = 0
-    # A page that came without line breaks ends in one line of the site's links and related titles
-    # glued together, a long line of its own: no footer was found above it, and the site's notices
-    # made another article of the site look like the page (the 95 synthetic files with every line of
-    # a page joined: en precision 0.851 in the mean, one file 0.06; with the last line stepped over
-    # 0.950, the lowest 0.478; pages with a line break are not concerned).
-    while (
-        skip < min(limit, count)
-        and not shared[-1 - skip]
-        and (line_grams[-1 - skip] < _LIST_GRAMS or (flat and skip == 0))
-    ):
-        skip += 1
+    skip = _stepped_over(shared, line_grams, limit, flat)
     foot = {count - 1 - index for index in _edge_run(shared[::-1], line_grams[::-1], skip=skip)}
+    glued = min(glued, count)
+    if not foot and glued and not any(shared[-glued:]):
+        # The page's last ``glued`` lines are one line of a member that came without line breaks (its
+        # last piece, :func:`~nshash.pieces.glued_tail`): stepped over as one, as a flat page's last line
+        # is, when the run above them holds a line other clusters have (a site's notices; not the end
+        # of an article that a copy on another site shares with its original).
+        over = _stepped_over(shared, line_grams, limit, flat, glued)
+        run = {count - 1 - index for index in _edge_run(shared[::-1], line_grams[::-1], skip=over)}
+        if any(line in known for line in run):
+            skip, foot = over, run
     if not foot:
         return set()  # a copy that keeps the top of an article (truncated), not a site's frame
     one_block = foot <= head
@@ -132,6 +134,26 @@ def chrome_lines(
     # Below a header that shows one site, lines only the two pages have may be that site's too.
     article = set() if site_header else _above_the_footer(foot - head, known)
     return (head | foot) - _past_a_gap(head, known) - article
+
+
+def _stepped_over(shared: list[bool], line_grams: Sequence[int], limit: int, flat: bool, glued: int = 0) -> int:
+    """How many last lines of its own :func:`chrome_lines` steps over: up to ``limit`` short ones, the first of them
+    whatever its size on a ``flat`` page; ``glued`` last lines count as one (their check is the caller's)."""
+    # A page that came without line breaks ends in one line of the site's links and related titles
+    # glued together, a long line of its own: no footer was found above it, and the site's notices
+    # made another article of the site look like the page (the 95 synthetic files with every line of
+    # a page joined: en precision 0.851 in the mean, one file 0.06; with the last line stepped over
+    # 0.950, the lowest 0.478; pages with a line break are not concerned).
+    skip, units = glued, 1 if glued else 0
+    while (
+        units < limit
+        and skip < len(shared)
+        and not shared[-1 - skip]
+        and (line_grams[-1 - skip] < _LIST_GRAMS or (flat and skip == 0))
+    ):
+        skip += 1
+        units += 1
+    return skip
 
 
 def _above_the_footer(foot: set[int], known: Collection[int]) -> set[int]:

@@ -15,7 +15,7 @@ from nshash.edges import chrome_lines, has_line, shares_header
 from nshash.estimate import unframed
 from nshash.fingerprint import Features
 from nshash.members import Member
-from nshash.pieces import member_view
+from nshash.pieces import glued_tail, member_view
 from nshash.site import same_site
 from nshash.sketch import Sketch, containment, containment_error, sketch
 
@@ -97,7 +97,9 @@ def shared_frame(features: Features, members: list[Member], known: Sequence[int]
     frame: set[int] = set()
     for member in members:
         keys = member_view(features, member.lines)
-        lines = chrome_lines(keys, grams, member.lines, member.tail, seen, features.flat)
+        lines = chrome_lines(
+            keys, grams, member.lines, member.tail, seen, features.flat, glued_tail(features, member.lines)
+        )
         if not lines:
             continue
         run = sum(grams[i] for i in lines)

@@ -159,12 +159,28 @@ def other_form(features: Features, bits: int) -> bool:
     return features.flat != has_line(bits, FLAT_MARK)
 
 
+def glued_tail(features: Features, bits: int) -> int:
+    """How many of the page's last lines its last piece holds, against a member that came as one line.
+
+    0 for a page that came as one line itself, or a member of its form.  That member's last line is its
+    last piece: the links, share buttons and related titles after its last sentence glued together,
+    which a page with line breaks has as several short lines of its own.
+    """
+    pieces = features.pieces
+    if features.flat or not pieces or not other_form(features, bits):
+        return 0
+    return pieces[-1] - pieces[-2] + 1 if pieces[-1] == len(features.line_keys) - 1 else 0
+
+
 def member_view(features: Features, bits: int) -> Sequence[int]:
     """The page's line keys as a member whose line filter is ``bits`` sees them.
 
     For a member of the other form (:func:`other_form`), a line the member
-    lacks and whose every piece it has gets the key of its first piece, which
-    the member has; otherwise the page's own keys.  A page that came as one
+    lacks and whose every piece it has gets the key of its last piece, which
+    the member has; otherwise the page's own keys.  The last: at the bottom
+    of a page, a line of two sentences is two lines of the member's, the
+    second of which may be the one before its last, which tells its footer
+    (:func:`~nshash.edges.member_tail`).  A page that came as one
     line looks for its pieces' suffix keys (a member with line breaks keeps
     them), a page with line breaks for its pieces whole (a member that came
     as one line has them for lines) or, for a piece longer than
@@ -176,7 +192,7 @@ def member_view(features: Features, bits: int) -> Sequence[int]:
     if not pieces or not other_form(features, bits):
         return keys
     kept = [True] * len(keys)
-    first_piece = [0] * len(keys)
+    last_piece = [0] * len(keys)
     which = 0 if features.flat else 1
     for at in range(0, len(pieces), 4):
         key, first, last = pieces[at + which], pieces[at + 2], pieces[at + 3]
@@ -185,11 +201,11 @@ def member_view(features: Features, bits: int) -> Sequence[int]:
             has, key = True, pieces[at]
         for line in range(first, last + 1):
             kept[line] = kept[line] and has
-            first_piece[line] = first_piece[line] or key
+            last_piece[line] = key
     view = None
     for line, key in enumerate(keys):
-        if kept[line] and first_piece[line] and not has_line(bits, key):
+        if kept[line] and last_piece[line] and not has_line(bits, key):
             if view is None:
                 view = array("I", keys)
-            view[line] = first_piece[line]
+            view[line] = last_piece[line]
     return keys if view is None else view

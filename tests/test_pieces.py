@@ -10,8 +10,9 @@ import pytest
 import nshash
 import nshash.frame
 import nshash.verify
-from nshash.edges import has_line, line_filter
-from nshash.pieces import FLAT_MARK, flat_pieces, member_view, piece_key, piece_keys
+from nshash.edges import chrome_lines, has_line, line_filter
+from nshash.members import from_entries, stored_form
+from nshash.pieces import FLAT_MARK, flat_pieces, glued_tail, member_view, piece_key, piece_keys
 from tests.pages import paragraph, python_decision, sentence
 
 _BREAKS = re.compile(r"\s*\n\s*")
@@ -184,3 +185,87 @@ def test_a_sites_pages_joined_around_marked_paragraphs_stay_apart(
     nsh = nshash.NSHash()
     ids = [nsh.get_similar(text) for text in pages]
     assert len(set(ids)) == len(articles)
+
+
+FOOTER = [
+    "Some of the content on this site is republished from other websites with attribution to its authors.",
+    "Follow us on Mastodon and RSS",
+    "Unless stated otherwise, articles on this site may be shared under the terms of the Creative Commons licence.",
+    "The opinions expressed in this article are the author's own and do not reflect the views of this website.",
+    "We use cookies to improve your experience on our website and to show you relevant advertising on it.",
+    "All content on this site is protected by copyright and may be printed or downloaded for personal use only.",
+    "Your privacy matters to us. We process personal data under the applicable law, and you can withdraw your "
+    "consent or change your preferences at any time through the settings link at the bottom of this page.",
+]
+
+
+def footed_page(rng: random.Random, body: list[str]) -> str:
+    """A page of one site whose long footer ends in a line of two sentences, a share line, links to the previous and
+    the next article around a "Follow us" line, "You may also like:" and three titles of other articles (its own):
+    joined, all that follows the last sentence end is one line."""
+    header = [sentence(rng, 5)[:-1], "Home > Open Source > Article", f"Last updated: 0{rng.randint(1, 9)} Jan 2019"]
+    related = [sentence(rng, 4)[:-1] + f" ({rng.randint(2, 9)})" for _ in range(3)]
+    tail = [
+        "Share this: Twitter Facebook LinkedIn",
+        f"Previous: {sentence(rng, 4)[:-1]}",
+        "Follow us on Mastodon and RSS",
+        f"Next: {sentence(rng, 4)[:-1]}",
+        "You may also like:",
+        *related,
+    ]
+    return "\n".join([*header, *body, *FOOTER, *tail])
+
+
+def test_a_line_of_two_pieces_takes_its_last_pieces_key() -> None:
+    """Against a member that came as one line, a line of the page made of two of its pieces is seen by the key of
+    its last: at the page's bottom that is the member's line before its last, which tells its footer (its tail)."""
+    rng = random.Random(7)
+    fingerprinter = nshash.NSHash().fingerprinter
+    page = fingerprinter.features(footed_page(rng, [paragraph(rng, 2)]))
+    other = fingerprinter.features(joined(footed_page(rng, [paragraph(rng, 2)])))
+    member = line_filter([*other.line_keys, *piece_keys(other), FLAT_MARK])
+    privacy = fingerprinter.features(FOOTER[-1]).line_keys[0]
+    second = fingerprinter.features(FOOTER[-1].split(". ", 1)[1]).line_keys[0]
+    line = page.line_keys.index(privacy)
+    assert not has_line(member, privacy) and member_view(page, member)[line] == second
+    assert second in other.line_keys
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
+def test_a_sites_pages_whose_joined_tail_glues_its_links_and_titles_stay_apart(
+    native: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A site's first pages came joined, its later ones with line breaks: a short article above a long footer of
+    notices, then a share line, "You may also like:" and titles of other articles.  A page with line breaks has
+    these as lines of its own, which a joined member has as one line (its last piece): stepped over as one, and its
+    line of two sentences seen by its last (the member's line before its last), the footer the two share is found
+    and the site's articles stay apart.  A copy of an article elsewhere still joins it."""
+    python_decision(native, monkeypatch)
+    rng = random.Random(8)
+    articles = [[paragraph(rng, 2)] for _ in range(8)]
+    pages = [footed_page(rng, article) for article in articles]
+    pages = [joined(text) if index < 4 else text for index, text in enumerate(pages)]
+    copy = "\n".join(["Reprinted from elsewhere", *articles[4], "Shared with permission."])
+    nsh = nshash.NSHash()
+    *ids, copy_id = [nsh.get_similar(text) for text in [*pages, copy]]
+    assert len(set(ids)) == len(articles) and copy_id == ids[4]
+
+
+def test_a_joined_members_last_line_is_stepped_over_only_above_a_known_line() -> None:
+    """edges.chrome_lines: a page with line breaks steps over the lines its last piece holds as one line of a
+    joined member's only when the run found above them holds a line other clusters have (a site's notices); else
+    that run may be the end of an article a copy on another site shares with its original, and nothing is frame."""
+    rng = random.Random(9)
+    fingerprinter = nshash.NSHash().fingerprinter
+    page = fingerprinter.features(footed_page(rng, [paragraph(rng, 2)]))
+    member = from_entries(stored_form(fingerprinter.features(joined(footed_page(rng, [paragraph(rng, 2)])))))
+    assert member is not None
+    keys, grams = member_view(page, member.lines), page.line_grams
+    glued = glued_tail(page, member.lines)
+    notice = page.line_keys.index(fingerprinter.features(FOOTER[0]).line_keys[0])
+    assert glued == 5  # the share line, two links, "Follow us" and "You may also like:" (the titles are chrome)
+    assert not chrome_lines(keys, grams, member.lines, member.tail, (), page.flat, 0)  # stepped over line by line
+    assert not chrome_lines(keys, grams, member.lines, member.tail, (), page.flat, glued)
+    footer = chrome_lines(keys, grams, member.lines, member.tail, {notice}, page.flat, glued)
+    assert notice in footer and len(footer) == len(FOOTER)
+    assert glued_tail(page, line_filter(page.line_keys)) == 0  # a member of the page's own form
