@@ -84,7 +84,7 @@ static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, cons
     if (glued > n) glued = n;
     int glued_own = glued > 0;
     for (Py_ssize_t i = 0; i < glued; i++) glued_own &= !d->shared[n - 1 - i];
-    if (!found && glued_own) { /* edges.chrome_lines: the last glued lines as one, when the run above holds a known line */
+    if (!found && glued_own) { /* edges.chrome_lines: the glued lines as one, when the run above holds a known line */
         Py_ssize_t over = stepped_over(d, limit, glued);
         unsigned char *run = d->view_kept; /* scratch of d->count bytes, free while chrome_lines runs */
         memset(run, 0, (size_t)n);

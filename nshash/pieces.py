@@ -21,10 +21,12 @@ already, and keeps the first keys of those longer than :data:`PIECE_SUFFIX`
 (what it glued before a notice hides the notice's line whole).  A page
 compared with a member of the other form (:data:`FLAT_MARK`) takes a line
 for one the member has when all the pieces it lies in are the member's
-(:func:`member_view`).  Pages of one form compare their lines as before.
+(:func:`member_view`); a page with line breaks steps over the lines of its last
+piece as one line, the member's last, below a footer the two share
+(:func:`glued_tail`).  Pages of one form compare their lines as before.
 
 The C accelerator computes the same (``flat_pieces`` in ``nshash/_linebreaks.h``,
-``member_view`` in ``nshash/_member.h``), tested against this.
+``member_view`` and ``glued_tail`` in ``nshash/_member.h``), tested against this.
 """
 
 from __future__ import annotations
