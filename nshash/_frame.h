@@ -86,15 +86,14 @@ static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, cons
     for (Py_ssize_t i = 0; i < glued; i++) glued_own &= !d->shared[n - 1 - i];
     if (!found && glued_own) { /* edges.chrome_lines: the glued lines as one, when the run above holds a known line */
         Py_ssize_t over = stepped_over(d, limit, glued);
-        unsigned char *run = d->view_kept; /* scratch of d->count bytes, free while chrome_lines runs */
-        memset(run, 0, (size_t)n);
-        int any_known = 0;
-        if (edge_run(d, 1, over, run, &unused))
-            for (Py_ssize_t i = 0; i < n; i++) any_known |= run[i] && known[i];
+        int any_known = 0; /* foot is all 0 here: the run is marked in it, and cleared again if it holds none */
+        if (edge_run(d, 1, over, foot, &unused))
+            for (Py_ssize_t i = 0; i < n; i++) any_known |= foot[i] && known[i];
         if (any_known) {
             skip = over;
             found = 1;
-            memcpy(foot, run, (size_t)n);
+        } else {
+            for (Py_ssize_t i = 0; i < n; i++) foot[i] = 0;
         }
     }
     if (!found) return 0;
