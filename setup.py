@@ -198,9 +198,10 @@ def phrase_tables() -> list[str]:
 def write_tables() -> None:
     text = module_values("text")
     marks = module_values("fingerprint")
-    sources = "nshash/text.py, linebreaks.py, fold.py, fingerprint.py and the data files"
+    sources = "nshash/text.py, markdown.py, linebreaks.py, fold.py, fingerprint.py and the data files"
     out = [f"/* Written by setup.py from {sources}: do not edit. */"]
     out.append(c_codes("noise", text["NOISE"]))
+    out.append(c_codes("md_marks", module_values("markdown")["MARKS"]))
     # text._DELIMS maps split names to these tuples; the test checks the C holds the same ones.
     for split in ("default", "design", "original"):
         out += delimiter_tables(f"delims_{split}", text[f"_{split.upper()}_DELIMS"])

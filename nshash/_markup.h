@@ -212,6 +212,66 @@ static int needs_unescape(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
     return (c == 'x' || c == 'X') && i + 3 < n && s[i + 3] < 128 && Py_ISXDIGIT((int)s[i + 3]);
 }
 
+/* nshash.markdown._TARGET at s[i] (its '('): \((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"\n]*")?\); the end or NO_MATCH.
+ * The alternatives start with different characters, so the greedy scan is the only match re can find. */
+static Py_ssize_t link_target(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
+    if (i >= n || s[i] != '(') return NO_MATCH;
+    for (i++; i < n && s[i] != ')' && !Py_UNICODE_ISSPACE(s[i]);) {
+        if (s[i] != '(') {
+            i++;
+            continue;
+        }
+        Py_ssize_t j = i + 1;
+        while (j < n && s[j] != '(' && s[j] != ')' && !Py_UNICODE_ISSPACE(s[j])) j++;
+        if (j >= n || s[j] != ')') return NO_MATCH; /* a '(' no group closes: neither ')' nor a title follows */
+        i = j + 1;
+    }
+    if (i < n && s[i] == ')') return i + 1;
+    Py_ssize_t j = skip_space(s, n, i);
+    if (j == i || j >= n || s[j] != '"') return NO_MATCH;
+    for (j++; j < n && s[j] != '"' && s[j] != '\n'; j++) {}
+    return j + 1 < n && s[j] == '"' && s[j + 1] == ')' ? j + 2 : NO_MATCH;
+}
+
+/* nshash.markdown.IMAGE_RE.subn("", ...) (image) or LINK_RE.subn(r"\1", ...) in place: the matches made. */
+static Py_ssize_t strip_md(Py_UCS4 *s, Py_ssize_t *len, int image) {
+    Py_ssize_t n = *len, r = 0, w = 0, made = 0;
+    while ((r = copy_to(s, r, &w, n, image ? '!' : '[')) < n) {
+        Py_ssize_t open = r + image, close = open + 1, end = NO_MATCH;
+        if (open < n && s[open] == '[') {
+            while (close < n && s[close] != '[' && s[close] != ']') close++;
+            if (close < n && s[close] == ']') end = link_target(s, n, close + 1);
+        }
+        if (end == NO_MATCH) {
+            s[w++] = s[r++];
+            continue;
+        }
+        if (!image) move_down(s, open + 1, &w, close);
+        r = end;
+        made++;
+    }
+    *len = w;
+    return made;
+}
+
+/* nshash.markdown.strip_links: only where a "](" is; the MARKS go from a page that had a link or an image. */
+static void strip_links(Py_UCS4 *s, Py_ssize_t *len) {
+    Py_ssize_t n = *len, at = find_char(s, 0, n, ']');
+    while (at + 1 < n && s[at + 1] != '(') at = find_char(s, at + 1, n, ']');
+    if (at + 1 >= n) return;
+    Py_ssize_t made = strip_md(s, len, 1);
+    made += strip_md(s, len, 0);
+    if (made == 0) return;
+    Py_ssize_t w = 0;
+    n = *len;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        int mark = 0;
+        for (int k = 0; k < N_MD_MARKS; k++) mark |= s[r] == md_marks[k];
+        if (!mark) s[w++] = s[r];
+    }
+    *len = w;
+}
+
 /*
  * strip_html: 0; UNESCAPE when html.unescape must still run on the result
  * (the caller calls it: the standard's 2,000 entities and its rules for
@@ -223,6 +283,7 @@ static int strip_html(Py_UCS4 *s, Py_ssize_t *len) {
         strip_payloads(s, len);
         if (strip_hidden(s, len) || strip_tags(s, len, 1) || strip_tags(s, len, 0)) return FALLBACK;
     }
+    strip_links(s, len);
     Py_ssize_t n = *len, r = 0, w = 0;
     if (!has_char(s, n, '&')) return 0;
     while ((r = copy_to(s, r, &w, n, '&')) < n) {

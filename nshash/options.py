@@ -22,7 +22,7 @@ from nshash.text import ORIGINAL_MIN_LEN, SPLITS
 
 #: Bumped whenever the keys or the decision rule change: an index built with
 #: another version cannot be continued and must be rebuilt.
-OPTIONS_VERSION: Final = 3
+OPTIONS_VERSION: Final = 4
 
 # (minimum, maximum) of each integer option.  The maxima keep every buffer the
 # C accelerator sizes from an option small, and are far above useful values.

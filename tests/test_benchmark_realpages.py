@@ -99,3 +99,28 @@ def test_sample_loader_joins_title_and_content(tmp_path: Path) -> None:
         encoding="utf-8",
     )  # fmt: skip
     assert rs.load_sample(path) == (["T1\nc1", "T2\nc2"], ["a", "b"])
+
+
+def test_markdown_forms_and_scores_on_tiny_pages(tmp_path: Path) -> None:
+    pytest.importorskip("html2text")
+    import run_markdown as rm
+
+    _write(tmp_path)
+    with gzip.open(tmp_path / "html.jsonl.gz", "wt", encoding="utf-8") as f:
+        for page, body in (("a", "<p>A <a href='https://x.com/a'>main</a></p>"), ("b", "<p><b>B</b></p>")):
+            f.write(json.dumps({"id": page, "html": f"<html><body>{body}</body></html>"}) + "\n")
+    pages = rm.markdown_pages(rp.load_pages(tmp_path))
+    assert [p["id"] for p in pages] == ["a", "b"]  # only the pages with raw HTML
+    assert "[main](https://x.com/a)" in pages[0]["forms"]["md"] and "**B**" in pages[1]["forms"]["md78"]
+    res = rm.score_method(rp.build_methods(["original"])[0], pages, [1, 2])
+    assert {"all f1", "wrapped f1", "full+md f1", "md-full", "md78-main", "same-site precision"} <= set(res["mean"])
+    assert len(rm.row(res)) == len(rm.COLUMNS)
+
+
+def test_markdown_skips_without_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("html2text")
+    import run_markdown as rm
+
+    assert rm.main(["--data", str(tmp_path / "absent"), "--out", str(tmp_path / "out")]) == 0
+    assert "skipped" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nshash import _accel, fingerprint, fold, linebreaks, text
+from nshash import _accel, fingerprint, fold, linebreaks, markdown, text
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import farmhash64
 from nshash.options import Options
@@ -121,6 +121,9 @@ def test_the_regular_expressions_are_the_ones_the_c_follows() -> None:
     assert text._ENTITY_RE.pattern == r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]*);?"
     assert text._LINE_RE.pattern == r"[^\n]+"
     assert text._CJK_DOT_RE.pattern == f"(?<=[{text._CJK_CLASS}])\\."
+    assert markdown._TARGET == r'\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"\n]*")?\)'
+    assert markdown.IMAGE_RE.pattern == rf"!\[[^\[\]]*\]{markdown._TARGET}"
+    assert markdown.LINK_RE.pattern == rf"\[([^\[\]]*)\]{markdown._TARGET}"
     assert text._INNER_END_RE.pattern == r"[.!?](?=\s)|[。！？]"  # _chrome.h's inner_ends
 
 
@@ -268,6 +271,22 @@ _TOKENS = [
     "&#x",
     "Q&A",
     "&&lt;",
+    "[",
+    "]",
+    "](",
+    "![",
+    "(",
+    ")",
+    "[a link](https://example.com/a_(b))",
+    '](x "title")',
+    '"',
+    ' "t',
+    "**",
+    "_",
+    "`",
+    "# ",
+    "~~",
+    "\\-",
 ]
 _WORDS = st.lists(st.sampled_from(_TOKENS), max_size=30).map("".join)
 _LONG_LINE = st.lists(
@@ -349,6 +368,18 @@ def test_every_example_document() -> None:
 
 def test_every_real_page() -> None:
     share = _share_computed_in_c(Options(), _realpages())
+    assert speedups is None or share > 0.99
+
+
+def test_every_real_page_as_markdown() -> None:
+    # As html2text writes the raw HTML: a link or an image on most lines (nshash/markdown.py).
+    html2text = pytest.importorskip("html2text")
+    if not (REALPAGES / "html.jsonl.gz").exists():
+        pytest.skip("the real pages are not there (../shared/data/realpages)")
+    converter = html2text.HTML2Text()
+    pages = [converter.handle(html) for html in _jsonl(REALPAGES / "html.jsonl.gz", "html")]
+    assert sum("](" in page for page in pages) > 0.9 * len(pages)
+    share = _share_computed_in_c(Options(), pages)
     assert speedups is None or share > 0.99
 
 
