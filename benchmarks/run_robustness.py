@@ -5,7 +5,8 @@
 
 Every page of every corpus file is transformed the same way (line ends,
 markup, every line of a page joined by spaces, only the pages of some
-sites joined, or half of all pages joined whatever their site), then each
+sites joined, half of all pages joined whatever their site, or half of them
+quoted and wrapped as a mail carries them), then each
 method runs on the file as ``run_quality.py`` does.
 ``run_variants.py`` asks whether one text typed another way finds its source;
 here the question is what a corpus of such pages does to precision: a site's
@@ -20,6 +21,7 @@ import argparse
 import re
 import statistics
 import sys
+import textwrap
 import zlib
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -55,6 +57,14 @@ def _page_joined(text: str, site: str) -> str:
     return _joined(text) if zlib.crc32(text.encode("utf-8")) % 2 == 0 else text
 
 
+def _page_quoted(text: str, site: str) -> str:
+    """Half of the pages, whatever their site, quoted and wrapped at 72 columns as a mail or a newsletter carries
+    them (``> `` before every line)."""
+    if zlib.crc32(text.encode("utf-8")) % 2:
+        return text
+    return "\n".join("> " + part for line in text.split("\n") for part in textwrap.wrap(line, 72) or [""])
+
+
 #: Name -> how a page (and its site's name) is transformed.
 TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     "as generated": lambda text, site: text,
@@ -67,6 +77,7 @@ TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     "every page's lines joined": lambda text, site: _joined(text),
     f"{SITE_SHARE:.0%} of the sites' lines joined": _site_joined,
     "half of the pages joined, any site": _page_joined,
+    "half of the pages quoted and wrapped at 72": _page_quoted,
 }
 
 

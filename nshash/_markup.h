@@ -272,6 +272,39 @@ static void strip_links(Py_UCS4 *s, Py_ssize_t *len) {
     *len = w;
 }
 
+/* nshash.markdown.QUOTE_RE at the line s[i:end]: where its quote marks end (i: none). */
+static Py_ssize_t quote_end(const Py_UCS4 *s, Py_ssize_t end, Py_ssize_t i) {
+    Py_ssize_t j = i;
+    while (j < end && (s[j] == ' ' || s[j] == '\t')) j++;
+    if (j >= end || s[j] != '>') return i;
+    while (j < end && s[j] == '>')
+        for (j++; j < end && (s[j] == ' ' || s[j] == '\t'); j++) {}
+    return j;
+}
+
+/* nshash.markdown.strip_quotes in place: a line's marks go when the line before or after has marks too.  One
+ * pass, the next line's marks read before a line is moved down (it lies past what is written). */
+static void strip_quotes(Py_UCS4 *s, Py_ssize_t *len) {
+    Py_ssize_t n = *len;
+    if (!has_char(s, n, '>')) return;
+    Py_ssize_t w = 0, start = 0, end = find_char(s, 0, n, '\n'), mark = quote_end(s, end, 0);
+    int before = 0;
+    for (;;) {
+        int last = end >= n;
+        Py_ssize_t next = end + 1, next_end = last ? n : find_char(s, next, n, '\n');
+        Py_ssize_t next_mark = last ? next : quote_end(s, next_end, next);
+        int marked = mark > start, after = !last && next_mark > next;
+        move_down(s, marked && (before || after) ? mark : start, &w, end);
+        if (last) break;
+        s[w++] = '\n';
+        before = marked;
+        start = next;
+        end = next_end;
+        mark = next_mark;
+    }
+    *len = w;
+}
+
 /*
  * strip_html: 0; UNESCAPE when html.unescape must still run on the result
  * (the caller calls it: the standard's 2,000 entities and its rules for
@@ -284,6 +317,7 @@ static int strip_html(Py_UCS4 *s, Py_ssize_t *len) {
         if (strip_hidden(s, len) || strip_tags(s, len, 1) || strip_tags(s, len, 0)) return FALLBACK;
     }
     strip_links(s, len);
+    strip_quotes(s, len);
     Py_ssize_t n = *len, r = 0, w = 0;
     if (!has_char(s, n, '&')) return 0;
     while ((r = copy_to(s, r, &w, n, '&')) < n) {

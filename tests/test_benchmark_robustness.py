@@ -21,6 +21,9 @@ def test_every_transform_but_the_first_changes_a_page_and_keeps_its_words() -> N
         assert out != joined_page, name
         assert all(word in out for word in ("title", "Home", "things", "Site")), name
     assert "\n" not in TRANSFORMS["every page's lines joined"](PAGE, "")
+    quote = TRANSFORMS["half of the pages quoted and wrapped at 72"]
+    long_page = next(p for p in (PAGE + " word" * 30 + "!" * i for i in range(64)) if quote(p, "") != p)
+    assert all(line.startswith("> ") and len(line) <= 74 for line in quote(long_page, "").split("\n"))
 
 
 def test_only_some_sites_are_joined() -> None:

@@ -123,7 +123,7 @@ def test_query_decisions_say_new_or_not() -> None:
 @pytest.mark.parametrize("version", [1, 2, 3])
 def test_an_index_built_by_an_older_nshash_is_refused_with_a_rebuild_message(tmp_path: Path, version: int) -> None:
     # 1: nshash 1.0; 2: 2.0 before sentences between one and two anchors were keyed by their halves; 3: before
-    # Markdown's links and marks were cleaned (nshash/markdown.py).
+    # Markdown's links, marks and quotes were cleaned (nshash/markdown.py).
     name = str(tmp_path / "old")
     with nshash.NSHash(name, hashdb="leveldb") as nsh:
         nsh.get_similar("A long enough first sentence here. And another long one too.")

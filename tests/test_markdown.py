@@ -3,13 +3,17 @@ the same article as its text and its HTML."""
 
 from __future__ import annotations
 
+import random
+import textwrap
+
 import pytest
 
 import nshash
 from nshash.fingerprint import Fingerprinter
-from nshash.markdown import strip_links
+from nshash.markdown import strip_links, strip_quotes
 from nshash.options import Options
 from nshash.text import strip_html
+from tests.pages import make_site, page, paragraph
 
 STORY = (
     "The river floods every spring, and the town has moved twice since the bridge was built. "
@@ -92,3 +96,21 @@ def test_two_articles_of_one_site_with_one_markdown_menu_stay_apart() -> None:
     first = nsh.get_similar(as_markdown(STORY, "The town that moved"))
     assert nsh.get_similar(as_markdown(OTHER, "Bread at night")) != first
     assert nsh.get_similar(as_markdown(STORY, "The town that moved again")) == first
+
+
+def test_quote_marks_go_from_runs_of_quoted_lines_only() -> None:
+    assert strip_quotes("> one\n>> two\n>\n  > three") == "one\ntwo\n\nthree"
+    assert strip_quotes("Text\n>> Read more: another story\nText") == "Text\n>> Read more: another story\nText"
+    assert strip_quotes("Home > News > World\n> quoted") == "Home > News > World\n> quoted"
+    assert strip_html("&gt; not a mark\n&gt; either") == "> not a mark\n> either"  # entities come after
+
+
+def test_a_page_quoted_and_wrapped_in_a_mail_is_its_source() -> None:
+    # A newsletter or a forwarded mail: every line quoted, and wrapped at 72 columns (without strip_quotes
+    # 8 of these 30 pages found their source).
+    for seed in range(30):
+        rng = random.Random(seed)
+        source = page(make_site(rng), [paragraph(rng, rng.randint(2, 5)) for _ in range(6)], "A title of the story")
+        quoted = "\n".join("> " + part for line in source.split("\n") for part in textwrap.wrap(line, 72) or [""])
+        nsh = nshash.NSHash()
+        assert nsh.get_similar(f"Forwarded message:\n\n{quoted}\n-- \nSent from my phone") == nsh.get_similar(source)

@@ -287,6 +287,9 @@ _TOKENS = [
     "# ",
     "~~",
     "\\-",
+    "\n> ",
+    "\n>>",
+    " > ",
 ]
 _WORDS = st.lists(st.sampled_from(_TOKENS), max_size=30).map("".join)
 _LONG_LINE = st.lists(
