@@ -34,11 +34,12 @@ ORIGINAL_MIN_LEN: Final = 31
 _DELIMS: Final = {"default": _DEFAULT_DELIMS, "design": _DESIGN_DELIMS, "original": _ORIGINAL_DELIMS}
 
 # Characters that reprints add, drop or swap for their other-width twin
-# without changing the article: whitespace and the punctuation that has a
-# full-width form.  Deleting them makes a fingerprint blind to those edits.
+# without changing the article: whitespace, the punctuation that has a
+# full-width form, and the invisible ones (a site's soft hyphens, joiners,
+# direction marks).  Deleting them makes a fingerprint blind to those edits.
 # Each character costs a scan of the document, so the list stays short
 # (rarer marks such as 《》 or — are kept: reprints seldom touch them).
-NOISE: Final = " \t\u3000\xa0\u200b\ufeff,，、;；:：\"'“”‘’()（）."
+NOISE: Final = " \t\u3000\xa0\u200b\ufeff\xad\u200c\u200d\u200e\u200f\u2060,，、;；:：\"'“”‘’()（）."
 
 #: CJK scripts (ideographs, kana, hangul, their punctuation and full-width forms).
 CJK_RANGES: Final = ((0x2E80, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF), (0x20000, 0x3FFFF))

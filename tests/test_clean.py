@@ -402,3 +402,17 @@ def test_the_fold_tables_are_what_their_script_writes(tmp_path: Path) -> None:
     assert script.main() == 0
     for name in ("t2s.txt", "tw2cn.txt"):
         assert (tmp_path / name).read_bytes() == (root / "nshash" / "data" / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("char", ["\u00ad", "\u200c", "\u200d", "\u200e", "\u200f", "\u2060"])
+def test_invisible_format_characters_are_noise(char: str) -> None:
+    # A site's hyphenation (&shy;, 40 of the real pages' full texts, which their trafilatura text lacks), joiners,
+    # direction marks and word joiners: the page reads the same without them.
+    article = "\n".join(
+        f"Paragraph {i} says that the committee approved the extraordinary proposal unanimously." for i in range(6)
+    )
+    marked = re.sub(r"([a-z]{3})([a-z]{3,})", lambda m: m.group(1) + char + m.group(2), article)
+    assert marked != article
+    fingerprinter = Fingerprinter(Options())
+    assert fingerprinter.features(marked) == fingerprinter.features(article)
+    assert fingerprinter.features_python(strip_html(marked.replace(char, "&shy;"))) == fingerprinter.features(article)
