@@ -40,6 +40,8 @@ CASES: dict[str, tuple[str, str]] = {
     "cjk-lines": ("中文短行。\n", "short CJK lines"),
     "menu-line": ("Home | ", "one line of menu segments split by pipes"),
     "menu-lines": ("Home | News | Sport | About\n", "menu lines"),
+    "md-links": ('[a](x "', "Markdown links whose title never closes"),
+    "quoted-links": ("> quoted [a](x)\n", "quoted lines holding a Markdown link"),
 }
 
 #: Peak memory growth allowed, bytes per character of the document: 3x the 4-byte

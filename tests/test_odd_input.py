@@ -126,8 +126,10 @@ def seconds(run: object, page: str) -> float:
         "Home | News |\n",
         "ab\n",
         "<script",  # the hidden-element regex alone rescanned to the end from each
+        '[a](x "',  # nshash.markdown: a link's target and title, never closed
+        "> [a](x)\n",  # quoted lines, each with a link
     ],
-    ids=["wrapped", "menus", "tiny-lines", "script-openings"],
+    ids=["wrapped", "menus", "tiny-lines", "script-openings", "markdown-links", "quoted-lines"],
 )
 def test_python_time_is_linear(unit: str) -> None:
     fingerprinter = Fingerprinter(Options())
