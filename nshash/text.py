@@ -96,7 +96,7 @@ _ENTITY_RE: Final = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-
 
 
 def strip_html(text: str) -> str:
-    """Remove HTML tags and decode entities left in scraped text; Markdown's links and images too.
+    """Remove HTML tags and decode entities left in scraped text; Markdown's links and quotes too.
 
     The contents of :data:`HIDDEN_TAGS` elements and comments go, and the payloads of base64 ``data:`` URIs.
 
