@@ -201,7 +201,9 @@ def write_tables() -> None:
     sources = "nshash/text.py, markdown.py, linebreaks.py, fold.py, fingerprint.py and the data files"
     out = [f"/* Written by setup.py from {sources}: do not edit. */"]
     out.append(c_codes("noise", text["NOISE"]))
-    out.append(c_codes("md_marks", module_values("markdown")["MARKS"]))
+    markdown = module_values("markdown")
+    out.append(c_codes("md_marks", markdown["MARKS"]))
+    out.append(f"enum {{ URL_RUN = {markdown['URL_RUN']} }};")
     # text._DELIMS maps split names to these tuples; the test checks the C holds the same ones.
     for split in ("default", "design", "original"):
         out += delimiter_tables(f"delims_{split}", text[f"_{split.upper()}_DELIMS"])

@@ -1,4 +1,4 @@
-"""Real pages as Markdown: every method on the real pages' raw HTML converted by html2text.
+"""Real pages as text renderings: every method on the real pages' raw HTML as html2text and lynx write it.
 
     python benchmarks/run_markdown.py                        # all methods, seeds 1 2 3
     python benchmarks/run_markdown.py --methods nshash --out /tmp/md
@@ -15,8 +15,12 @@ and feeds every method, in seeded random orders:
 2. ``wrapped``: the same with md78 instead of md;
 3. ``full+md``: full pages and their Markdown only (a site's pages share
    their menus: precision over pairs of one site shows whether they merge);
+4. ``lynx`` and ``full+lynx``: the same with ``lynx -dump``'s text instead
+   (wrapped at 79 columns, link numbers before the links' text, a numbered
+   list of every link's URL at the end), when lynx is installed
+   (``apt-get install lynx``; without it these feeds are left out);
 
-with, from feeds 1 and 2, the share of pages whose Markdown form landed with
+with, from feeds 1, 2 and 4, the share of pages whose rendering landed with
 another of their forms.  Without the real pages, or without html2text
 (``pip install nshash[bench]``), the script says so and exits 0.
 """
@@ -24,6 +28,8 @@ another of their forms.  Without the real pages, or without html2text
 from __future__ import annotations
 
 import argparse
+import shutil
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,8 +46,19 @@ FEEDS = {
     "all": ("full", "main", "traf", "html", "md"),
     "wrapped": ("full", "main", "traf", "html", "md78"),
     "full+md": ("full", "md"),
+    "lynx": ("full", "main", "traf", "html", "lynx"),
+    "full+lynx": ("full", "lynx"),
 }
-PAIRS = {"all": ("full", "main", "traf", "html"), "wrapped": ("full", "main")}
+PAIRS = {"all": ("full", "main", "traf", "html"), "wrapped": ("full", "main"), "lynx": ("full", "main")}
+
+
+def to_lynx(html: str) -> str | None:
+    """``html`` as ``lynx -dump`` writes it; ``None`` without lynx."""
+    if shutil.which("lynx") is None:
+        return None
+    command = ["lynx", "-dump", "-stdin", "-display_charset=utf-8", "-assume_charset=utf-8"]
+    done = subprocess.run(command, input=html.encode("utf-8"), capture_output=True, check=True, timeout=60)
+    return done.stdout.decode("utf-8", "replace")
 
 
 def to_markdown(html: str, width: int) -> str:
@@ -54,13 +71,20 @@ def to_markdown(html: str, width: int) -> str:
 
 
 def markdown_pages(pages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The pages with raw HTML, each with its ``md`` and ``md78`` forms added."""
+    """The pages with raw HTML, each with its ``md`` and ``md78`` forms added (and ``lynx`` when lynx is there)."""
     out = []
     for p in pages:
         html = (p.get("forms") or {}).get("html")
         if html:
-            out.append({**p, "forms": {**p["forms"], "md": to_markdown(html, 0), "md78": to_markdown(html, 78)}})
+            forms = {**p["forms"], "md": to_markdown(html, 0), "md78": to_markdown(html, 78)}
+            dump = to_lynx(html)
+            out.append({**p, "forms": forms if dump is None else {**forms, "lynx": dump}})
     return out
+
+
+def feeds_for(pages: Sequence[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """The feeds whose rendering the pages have (the lynx feeds need lynx)."""
+    return {feed: forms for feed, forms in FEEDS.items() if any(forms[-1] in p["forms"] for p in pages)}
 
 
 def score_method(method: Any, pages: Sequence[dict[str, Any]], seeds: Sequence[int]) -> dict[str, Any]:
@@ -72,28 +96,29 @@ def score_method(method: Any, pages: Sequence[dict[str, Any]], seeds: Sequence[i
             sums.setdefault(key, []).append(value)
 
     for seed in seeds:
-        for feed, forms in FEEDS.items():
+        for feed, forms in feeds_for(pages).items():
             order, pred, _ = run_feed(method, form_docs(pages, forms), seed)
             s = evaluate([d.cluster for d in order], pred)
             for k in ("precision", "recall", "f1"):
                 add(f"{feed} {k}", getattr(s, k))
-            md = forms[-1]
+            rendering = forms[-1]
             for other in PAIRS.get(feed, ()):
-                joined, n = form_pair_recall(order, pred, md, other)
-                add(f"{md}-{other}", joined / n if n else None)
-            if feed == "full+md":
+                joined, n = form_pair_recall(order, pred, rendering, other)
+                add(f"{rendering}-{other}", joined / n if n else None)
+            if feed.startswith("full+"):
                 sites = site_pairs(order, pred).values()
                 pairs, false = sum(v["pred_pairs"] for v in sites), sum(v["false_pairs"] for v in sites)
-                add("same-site precision", 1 - false / pairs if pairs else 1.0)
+                add(f"{feed} same-site precision", 1 - false / pairs if pairs else 1.0)
     return {"method": method.name, "mean": {k: sum(v) / len(v) for k, v in sums.items()}}
 
 
+_SITE_FEEDS = [feed for feed in FEEDS if feed.startswith("full+")]
+_PAIR_KEYS = [f"{FEEDS[feed][-1]}-{other}" for feed, others in PAIRS.items() for other in others]
 COLUMNS = [
     "method",
     *(f"{feed} P / R / F1" for feed in FEEDS),
-    "full+md same-site P",
-    *(f"md-{other} R" for other in PAIRS["all"]),
-    *(f"md78-{other} R" for other in PAIRS["wrapped"]),
+    *(f"{feed} same-site P" for feed in _SITE_FEEDS),
+    *(f"{key} R" for key in _PAIR_KEYS),
 ]
 
 
@@ -104,8 +129,8 @@ def row(res: dict[str, Any]) -> list[str]:
         return f"{m[key]:.{digits}f}" if key in m else "-"
 
     prf = [" / ".join(f(f"{feed} {k}") for k in ("precision", "recall", "f1")) for feed in FEEDS]
-    pairs = [f(f"md-{o}", 2) for o in PAIRS["all"]] + [f(f"md78-{o}", 2) for o in PAIRS["wrapped"]]
-    return [res["method"], *prf, f("same-site precision"), *pairs]
+    sites = [f(f"{feed} same-site precision") for feed in _SITE_FEEDS]
+    return [res["method"], *prf, *sites, *(f(key, 2) for key in _PAIR_KEYS)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -135,16 +160,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table)
     env = environment()
     md = [
-        "# Real pages as Markdown",
+        "# Real pages as text renderings (Markdown, lynx)",
         "",
         f"Generated by `python benchmarks/run_markdown.py` on {env['date']} (Python {env['python']}, "
         f"{env['machine']}, commit {env['commit']}), data `{args.data.name}`: the {len(pages)} pages with raw HTML, "
         f"{len({p['site'] for p in pages})} sites, each also as html2text writes it (`md`: lines unwrapped; "
-        f"`md78`: wrapped at 78 characters). Means over feeding orders (seeds {' '.join(map(str, args.seeds))}).",
+        "`md78`: wrapped at 78 characters) and as `lynx -dump` does (`lynx`; "
+        + ("present" if "lynx" in feeds_for(pages) else "lynx not installed: its feeds left out")
+        + f"). Means over feeding orders (seeds {' '.join(map(str, args.seeds))}).",
         "",
         "Pairwise P / R / F1 per feed (`all`: full, main, traf, html and md forms; `wrapped`: md78 for md; "
-        "`full+md`: full pages and their Markdown); *same-site P*: precision over the predicted pairs of one site "
-        "in `full+md`; *md-x R*: the share of pages whose Markdown and x forms got one cluster.",
+        "`lynx`: lynx for md; `full+md`, `full+lynx`: full pages and that rendering only); *same-site P*: precision "
+        "over the predicted pairs of one site in that feed; *x-y R*: the share of pages whose forms x and y got one "
+        "cluster.",
         "",
         table,
         "",

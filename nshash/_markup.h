@@ -305,6 +305,64 @@ static void strip_quotes(Py_UCS4 *s, Py_ssize_t *len) {
     *len = w;
 }
 
+/* Whether s[i:] starts with the ASCII word w (of length k), before end. */
+static int starts_with(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, const char *w, Py_ssize_t k) {
+    if (end - i < k) return 0;
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (s[i + j] != (Py_UCS4)(unsigned char)w[j]) return 0;
+    return 1;
+}
+
+static inline int is_space_tab(Py_UCS4 c) { return c == ' ' || c == '\t'; }
+
+/* nshash.markdown.URL_LINE_RE on the line s[i:end]: ^[ \t]*(?:[0-9]+\.[ \t]+)?(?:SCHEME://|mailto:|javascript:)[^\s]*[ \t]*$
+ * (SCHEME: [a-zA-Z][a-zA-Z0-9+.-]*).  Each part's greedy match is the only one re can find. */
+static int url_line(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end) {
+    while (i < end && is_space_tab(s[i])) i++;
+    Py_ssize_t j = i;
+    while (j < end && s[j] >= '0' && s[j] <= '9') j++;
+    if (j > i && j < end && s[j] == '.' && j + 1 < end && is_space_tab(s[j + 1]))
+        for (i = j + 1; i < end && is_space_tab(s[i]); i++) {}
+    Py_ssize_t k = i;
+    if (k < end && s[k] < 128 && Py_ISALPHA((int)s[k]))
+        for (k++; k < end && s[k] < 128 && (Py_ISALNUM((int)s[k]) || s[k] == '+' || s[k] == '.' || s[k] == '-'); k++) {}
+    if (k > i && starts_with(s, k, end, "://", 3)) k += 3;
+    else if (starts_with(s, i, end, "mailto:", 7)) k = i + 7;
+    else if (starts_with(s, i, end, "javascript:", 11)) k = i + 11;
+    else return 0;
+    while (k < end && !Py_UNICODE_ISSPACE(s[k])) k++;
+    while (k < end && is_space_tab(s[k])) k++;
+    return k == end;
+}
+
+/* nshash.markdown.strip_url_lines in place: runs of URL_RUN or more lines that are a URL and nothing else are
+ * emptied.  A run is read to its end once, then dropped or copied whole.  Only where a ':' is (every URL has one). */
+static void strip_url_lines(Py_UCS4 *s, Py_ssize_t *len) {
+    Py_ssize_t n = *len, w = 0;
+    if (!has_char(s, n, ':')) return;
+    for (Py_ssize_t start = 0;;) {
+        Py_ssize_t end = find_char(s, start, n, '\n'), run = 0, last = end;
+        for (Py_ssize_t at = start, at_end = end; url_line(s, at, at_end);) {
+            run++;
+            last = at_end;
+            if (at_end >= n) break;
+            at = at_end + 1;
+            at_end = find_char(s, at, n, '\n');
+        }
+        if (run >= URL_RUN) {
+            for (Py_ssize_t k = 1; k < run; k++) s[w++] = '\n';
+            end = last;
+        } else {
+            end = run > 0 ? last : end; /* a shorter run is copied as it is, the line after it read again */
+            move_down(s, start, &w, end);
+        }
+        if (end >= n) break;
+        s[w++] = '\n';
+        start = end + 1;
+    }
+    *len = w;
+}
+
 /*
  * strip_html: 0; UNESCAPE when html.unescape must still run on the result
  * (the caller calls it: the standard's 2,000 entities and its rules for
@@ -318,6 +376,7 @@ static int strip_html(Py_UCS4 *s, Py_ssize_t *len) {
     }
     strip_links(s, len);
     strip_quotes(s, len);
+    strip_url_lines(s, len);
     Py_ssize_t n = *len, r = 0, w = 0;
     if (!has_char(s, n, '&')) return 0;
     while ((r = copy_to(s, r, &w, n, '&')) < n) {

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Final
 
 from nshash.errors import DocumentDecodeError, DocumentTypeError
-from nshash.markdown import strip_links, strip_quotes
+from nshash.markdown import strip_links, strip_quotes, strip_url_lines
 
 #: Names of the splitting schemes.  The name is persisted with a store, so a
 #: scheme's behaviour never changes once released: add a new name instead.
@@ -107,7 +107,7 @@ def strip_html(text: str) -> str:
         if "base64," in text:
             text = _BASE64_RE.sub("base64,", text)
         text = _TAG_RE.sub("", _BLOCK_TAG_RE.sub("\n", _strip_hidden(text)))
-    text = strip_quotes(strip_links(text))
+    text = strip_url_lines(strip_quotes(strip_links(text)))
     if "&" in text:
         for entity, char in _COMMON_ENTITIES:
             if entity in text:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import shutil
 import sys
 from pathlib import Path
 
@@ -113,7 +114,13 @@ def test_markdown_forms_and_scores_on_tiny_pages(tmp_path: Path) -> None:
     assert [p["id"] for p in pages] == ["a", "b"]  # only the pages with raw HTML
     assert "[main](https://x.com/a)" in pages[0]["forms"]["md"] and "**B**" in pages[1]["forms"]["md78"]
     res = rm.score_method(rp.build_methods(["original"])[0], pages, [1, 2])
-    assert {"all f1", "wrapped f1", "full+md f1", "md-full", "md78-main", "same-site precision"} <= set(res["mean"])
+    assert {"all f1", "wrapped f1", "full+md f1", "md-full", "md78-main", "full+md same-site precision"} <= set(
+        res["mean"]
+    )
+    if shutil.which("lynx"):  # lynx -dump's text: its feeds too
+        assert "lynx" in pages[0]["forms"] and {"lynx f1", "lynx-full", "full+lynx same-site precision"} <= set(
+            res["mean"]
+        )
     assert len(rm.row(res)) == len(rm.COLUMNS)
 
 

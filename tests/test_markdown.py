@@ -10,7 +10,7 @@ import pytest
 
 import nshash
 from nshash.fingerprint import Fingerprinter
-from nshash.markdown import strip_links, strip_quotes
+from nshash.markdown import strip_links, strip_quotes, strip_url_lines
 from nshash.options import Options
 from nshash.text import strip_html
 from tests.pages import make_site, page, paragraph
@@ -114,3 +114,34 @@ def test_a_page_quoted_and_wrapped_in_a_mail_is_its_source() -> None:
         quoted = "\n".join("> " + part for line in source.split("\n") for part in textwrap.wrap(line, 72) or [""])
         nsh = nshash.NSHash()
         assert nsh.get_similar(f"Forwarded message:\n\n{quoted}\n-- \nSent from my phone") == nsh.get_similar(source)
+
+
+def test_runs_of_lines_that_are_a_url_and_nothing_else_go() -> None:
+    dump = "Text\nReferences\n\n   Visible links:\n   1. https://example.com/a\n  12. mailto:x@y.z\n 3. javascript:v(0)"
+    assert strip_url_lines(dump) == "Text\nReferences\n\n   Visible links:\n\n\n"
+    kept = "See https://example.com/a for more\nhttps://example.com/a b\nNote:\n1.5 http\nhttps://a.b\nhttps://c.d\nx"
+    assert strip_url_lines(kept) == kept  # a URL in a sentence, not a URL, two URL lines: kept
+
+
+def lynx_dump(site: tuple[list[str], list[str]], body: list[str], links: list[str]) -> str:
+    """A page as ``lynx -dump`` writes it: its text, then a numbered list of every link's URL."""
+    numbered = "\n".join(f"  {i + 1}. {url}" for i, url in enumerate(links))
+    return page(site, body, "A title") + f"\n\nReferences\n\n   Visible links:\n{numbered}\n"
+
+
+def test_a_text_browsers_dumps_of_one_site_stay_apart() -> None:
+    # The site's menus' URLs on every page, its own links between them.  Without strip_url_lines 2 of these
+    # 20 sites kept their 4 articles apart.
+    section = "https://www.example-news.com/section"
+    head = [f"{section}/{w}/" for w in ("world", "politics", "business", "tech", "science", "health", "sport")] * 4
+    foot = [f"https://www.example-news.com/{w}/" for w in ("about", "contact", "privacy", "terms", "careers")] * 3
+    for seed in range(20):
+        rng = random.Random(seed)
+        site = make_site(rng)
+        nsh = nshash.NSHash()
+        ids = []
+        for k in range(4):
+            own = [f"https://www.example-news.com/2024/05/{k}-{rng.randrange(10**6)}-a-long-story/" for _ in range(15)]
+            body = [paragraph(rng, 3) for _ in range(2)]
+            ids.append(nsh.get_similar(lynx_dump(site, body, head + own + foot)))
+        assert len(set(ids)) == 4, seed

@@ -124,6 +124,10 @@ def test_the_regular_expressions_are_the_ones_the_c_follows() -> None:
     assert markdown._TARGET == r'\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"\n]*")?\)'
     assert markdown.IMAGE_RE.pattern == rf"!\[[^\[\]]*\]{markdown._TARGET}"
     assert markdown.LINK_RE.pattern == rf"\[([^\[\]]*)\]{markdown._TARGET}"
+    assert markdown.QUOTE_RE.pattern == r"[ \t]*(?:>[ \t]*)+"
+    assert markdown.URL_LINE_RE.pattern == (
+        r"[ \t]*(?:[0-9]+\.[ \t]+)?(?:[a-zA-Z][a-zA-Z0-9+.-]*://|mailto:|javascript:)[^\s]*[ \t]*"
+    )
     assert text._INNER_END_RE.pattern == r"[.!?](?=\s)|[。！？]"  # _chrome.h's inner_ends
 
 
@@ -290,6 +294,11 @@ _TOKENS = [
     "\n> ",
     "\n>>",
     " > ",
+    "\n  12. https://example.com/a",
+    "\nmailto:a@b.c",
+    "javascript:",
+    "://",
+    "1.\t",
 ]
 _WORDS = st.lists(st.sampled_from(_TOKENS), max_size=30).map("".join)
 _LONG_LINE = st.lists(
