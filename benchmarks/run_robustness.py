@@ -51,16 +51,21 @@ def _site_joined(text: str, site: str) -> str:
     return _joined(text) if zlib.crc32(site.encode("utf-8")) % 100 < 100 * SITE_SHARE else text
 
 
+def _half(text: str) -> bool:
+    """Whether a "half of the pages" transform changes the page (by a hash of its text, whatever its site)."""
+    return zlib.crc32(text.encode("utf-8")) % 2 == 0
+
+
 def _page_joined(text: str, site: str) -> str:
     """Half of the pages joined, whatever their site: a corpus merged from a dataset that kept line breaks
     and one that removed them."""
-    return _joined(text) if zlib.crc32(text.encode("utf-8")) % 2 == 0 else text
+    return _joined(text) if _half(text) else text
 
 
 def _page_quoted(text: str, site: str) -> str:
     """Half of the pages, whatever their site, quoted and wrapped at 72 columns as a mail or a newsletter carries
     them (``> `` before every line)."""
-    if zlib.crc32(text.encode("utf-8")) % 2:
+    if not _half(text):
         return text
     return "\n".join("> " + part for line in text.split("\n") for part in textwrap.wrap(line, 72) or [""])
 

@@ -17,6 +17,16 @@ enum { NO_MATCH = -1, FALLBACK = -2, UNESCAPE = 1 };
 
 static inline int is_ascii_alnum(Py_UCS4 c) { return c < 128 && (Py_ISALNUM((int)c)); }
 
+/* Whether s[i:] starts with the ASCII word w (of length k), before end. */
+static int starts_with(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, const char *w, Py_ssize_t k) {
+    if (end - i < k) return 0;
+    for (Py_ssize_t j = 0; j < k; j++)
+        if (s[i + j] != (Py_UCS4)(unsigned char)w[j]) return 0;
+    return 1;
+}
+
+static inline int is_space_tab(Py_UCS4 c) { return c == ' ' || c == '\t'; }
+
 /* The passes below rewrite s in place, s[r:] read and s[:w] written (w <= r).  move_down moves s[r:upto] to w in
  * one move; copy_to moves s[r:] up to the next c (or the end) and returns where that c is: the characters between
  * matches were copied one at a time, the markup's whole cost on a page with a few tags. */
@@ -192,12 +202,8 @@ static int strip_tags(Py_UCS4 *s, Py_ssize_t *len, int block) {
 
 /* Which of text._COMMON_ENTITIES starts at s[i] (-1: none). */
 static int common_entity(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
-    for (int k = 0; k < N_ENTITY_CHARS; k++) {
-        const char *name = entity_names[k];
-        Py_ssize_t j = 0;
-        while (name[j] != '\0' && i + j < n && s[i + j] == (Py_UCS4)(unsigned char)name[j]) j++;
-        if (name[j] == '\0') return k;
-    }
+    for (int k = 0; k < N_ENTITY_CHARS; k++)
+        if (starts_with(s, i, n, entity_names[k], (Py_ssize_t)strlen(entity_names[k]))) return k;
     return -1;
 }
 
@@ -265,9 +271,7 @@ static void strip_links(Py_UCS4 *s, Py_ssize_t *len) {
     Py_ssize_t w = 0;
     n = *len;
     for (Py_ssize_t r = 0; r < n; r++) {
-        int mark = 0;
-        for (int k = 0; k < N_MD_MARKS; k++) mark |= s[r] == md_marks[k];
-        if (!mark) s[w++] = s[r];
+        if (!in_list(md_marks, N_MD_MARKS, s[r])) s[w++] = s[r];
     }
     *len = w;
 }
@@ -275,10 +279,10 @@ static void strip_links(Py_UCS4 *s, Py_ssize_t *len) {
 /* nshash.markdown.QUOTE_RE at the line s[i:end]: where its quote marks end (i: none). */
 static Py_ssize_t quote_end(const Py_UCS4 *s, Py_ssize_t end, Py_ssize_t i) {
     Py_ssize_t j = i;
-    while (j < end && (s[j] == ' ' || s[j] == '\t')) j++;
+    while (j < end && is_space_tab(s[j])) j++;
     if (j >= end || s[j] != '>') return i;
     while (j < end && s[j] == '>')
-        for (j++; j < end && (s[j] == ' ' || s[j] == '\t'); j++) {}
+        for (j++; j < end && is_space_tab(s[j]); j++) {}
     return j;
 }
 
@@ -305,16 +309,6 @@ static void strip_quotes(Py_UCS4 *s, Py_ssize_t *len) {
     *len = w;
 }
 
-/* Whether s[i:] starts with the ASCII word w (of length k), before end. */
-static int starts_with(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, const char *w, Py_ssize_t k) {
-    if (end - i < k) return 0;
-    for (Py_ssize_t j = 0; j < k; j++)
-        if (s[i + j] != (Py_UCS4)(unsigned char)w[j]) return 0;
-    return 1;
-}
-
-static inline int is_space_tab(Py_UCS4 c) { return c == ' ' || c == '\t'; }
-
 /* nshash.markdown.URL_LINE_RE on the line s[i:end]: ^[ \t]*(?:[0-9]+\.[ \t]+)?(?:SCHEME://|mailto:|javascript:)[^\s]*[ \t]*$
  * (SCHEME: [a-zA-Z][a-zA-Z0-9+.-]*).  Each part's greedy match is the only one re can find. */
 static int url_line(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end) {
@@ -325,7 +319,7 @@ static int url_line(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end) {
         for (i = j + 1; i < end && is_space_tab(s[i]); i++) {}
     Py_ssize_t k = i;
     if (k < end && s[k] < 128 && Py_ISALPHA((int)s[k]))
-        for (k++; k < end && s[k] < 128 && (Py_ISALNUM((int)s[k]) || s[k] == '+' || s[k] == '.' || s[k] == '-'); k++) {}
+        for (k++; k < end && (is_ascii_alnum(s[k]) || s[k] == '+' || s[k] == '.' || s[k] == '-'); k++) {}
     if (k > i && starts_with(s, k, end, "://", 3)) k += 3;
     else if (starts_with(s, i, end, "mailto:", 7)) k = i + 7;
     else if (starts_with(s, i, end, "javascript:", 11)) k = i + 11;
