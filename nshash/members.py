@@ -31,8 +31,8 @@ _GRAM_BITS: Final = 32
 _GRAM_MASK: Final = (1 << _GRAM_BITS) - 1
 _WORD_MASK: Final = (1 << 64) - 1
 #: A member's entries are keyed ``cluster << 8 | member << 6 | entry``.
-_CLUSTER_SHIFT: Final = 8
-_MEMBER_SHIFT: Final = 6
+CLUSTER_SHIFT: Final = 8
+MEMBER_SHIFT: Final = 6
 
 
 class Member(NamedTuple):
@@ -47,7 +47,7 @@ class Member(NamedTuple):
 
 def entry_keys(cluster: int, member: int) -> list[int]:
     """The ``sketch`` table keys of a cluster's ``member``-th document (member < :data:`MAX_MEMBERS`)."""
-    base = (cluster << _CLUSTER_SHIFT) | (member << _MEMBER_SHIFT)
+    base = (cluster << CLUSTER_SHIFT) | (member << MEMBER_SHIFT)
     return [base | part for part in range(ENTRIES)]
 
 

@@ -16,6 +16,7 @@ import pytest
 import redis
 
 import nshash
+from nshash.members import ENTRIES, MAX_MEMBERS, entry_keys
 from nshash.stores.redis import BUCKETS, HashDBRedis
 from nshash.stores.redis_view import GuessView
 from tests.fleet import RedisServer, free_port, labelled_corpus
@@ -212,6 +213,35 @@ def test_sketch_words_a_client_saw_are_not_checked_again(stores: list[HashDBRedi
     b.put_many("sketch", [(258, 5)])  # another client adds the word a guessed absent
     assert a.transaction(lambda view: view.get_many("sketch", [256, 258])) == [7, 5]
     assert a.guessed_wrong == 1
+
+
+def test_an_absent_member_is_checked_by_its_first_word(stores: list[HashDBRedis]) -> None:
+    # Members are written whole and in order (members.add_member): of the members a client
+    # guesses absent, the commit checks only the first word of the first one.
+    a, b = stores
+    words = [entry_keys(5, member) for member in range(MAX_MEMBERS)]
+    view = GuessView(a)
+    assert view.get_many("sketch", [key for member in words for key in member]) == [None] * (MAX_MEMBERS * ENTRIES)
+    checked = [key for reads in view._reads.values() for _, key, _, _ in reads]
+    assert checked == [words[0][0]]
+
+    def read_all(view: Any) -> list[int | None]:
+        return list(view.get_many("sketch", [key for member in words for key in member]))
+
+    b.put_many("sketch", [(key, key) for key in words[0]])  # another client adds member 0
+    assert a.transaction(read_all) == [*words[0], *[None] * ((MAX_MEMBERS - 1) * ENTRIES)]
+    assert a.guessed_wrong == 1
+    view = GuessView(a)  # a now knows member 0: it checks member 1's first word only
+    read_all(view)
+    assert [key for reads in view._reads.values() for _, key, _, _ in reads] == [words[1][0]]
+    b.put_many("sketch", [(key, -key) for key in words[1]])  # ... which b adds next
+    assert a.transaction(read_all) == [*words[0], *(-key for key in words[1]), *[None] * ((MAX_MEMBERS - 2) * ENTRIES)]
+    assert a.guessed_wrong == 2
+    a._known.pop(("sketch", words[1][3]))  # a word a forgot is guessed absent: checked, as its member is not
+    view = GuessView(a)
+    read_all(view)
+    assert sorted(key for reads in view._reads.values() for _, key, _, _ in reads) == [words[1][3], words[2][0]]
+    assert a.transaction(read_all)[ENTRIES + 3] == -words[1][3]
 
 
 def test_conflicting_transaction_is_retried_and_its_id_never_reused(stores: list[HashDBRedis]) -> None:

@@ -10,23 +10,35 @@ only the small per-table key counts are added up in Lua.
 dozens of buckets is one command to pack and one reply to parse.
 
 ``APPLY``: a conditional write.  Checks first (``N``: named fields of a hash hold
-these values; ``C``: 8-byte fields hold these values, ``""`` meaning absent;
-``M``: a counter is at least this); if any fails nothing is written and the
-script returns ``{0, named, keyed}`` (the current values of the ``N``/``M``
-fields, and of the ``C`` fields as one string), else it applies the writes
-(``S``: HSET, ``D``: HDEL, each adding the number of fields created or
-removed to a count field of the store hash; ``R``: any other command on one
-key) and returns ``{1}``.  Inside MULTI/EXEC it runs without checks, so that
-the counts come from what HSET/HDEL really did instead of a read beforehand.
+these values; ``C``: 8-byte fields of many hashes hold these values, ``""``
+meaning absent; ``M``: a counter is at least this); if any fails nothing is
+written and the script returns ``{0, named, keyed}`` (the current values of
+the ``N``/``M`` fields, and of the ``C`` fields as one string), else it
+applies the writes (``S``: HSETs into many hashes, ``D``: HDEL, each adding
+the number of fields created or removed to a count field of the store hash;
+``R``: any other command on one key) and returns ``{1}``.  Inside MULTI/EXEC
+it runs without checks, so that the counts come from what HSET/HDEL really
+did instead of a read beforehand.
+
+``C`` and ``S`` take one blob of groups for all their hashes (a page touches
+a few dozen buckets): a group is a 9-byte header (the hash's index in KEYS,
+4 bytes; the index of its count field in a ``\n``-joined list, 1 byte;
+its field count, 4 bytes; all big-endian) and its 8-byte fields; the values
+of all groups travel as one ``\n``-joined string.  A page's APPLY is
+therefore a handful of arguments besides its KEYS, cheap to pack and to parse.
 """
 
 from __future__ import annotations
 
 import hashlib
+import struct
 from typing import Any
 
 from nshash.errors import StoreError
 from nshash.stores.redis_layout import Command
+
+#: A C or S group's header: the hash's index in KEYS, its count field's index, its field count.
+_HEAD = struct.Struct(">IBI")
 
 
 class ScriptsGone(StoreError):
@@ -50,6 +62,19 @@ local function lines(text)
     out[#out + 1] = string.sub(text, from, to - 1)
     from = to + 1
   end
+end
+-- The groups of a C or S blob: {key index, count index, fields}.
+local function groups(blob)
+  local out, at = {}, 1
+  while at <= #blob do
+    local k1, k2, k3, k4, c, n1, n2, n3, n4 = string.byte(blob, at, at + 8)
+    local count = ((n1 * 256 + n2) * 256 + n3) * 256 + n4
+    local names, from = {}, at + 9
+    for i = 0, count - 1 do names[i + 1] = string.sub(blob, from + 8 * i, from + 8 * i + 7) end
+    out[#out + 1] = {((k1 * 256 + k2) * 256 + k3) * 256 + k4, c, names}
+    at = from + 8 * count
+  end
+  return out
 end
 -- In slices: unpack() takes a few thousand values at most.
 local function hmget(key, names)
@@ -79,7 +104,7 @@ APPLY = (
     + """
 local at, last, failed, named, keyed = 1, #ARGV, false, {}, {}
 while at <= last and (ARGV[at] == 'N' or ARGV[at] == 'C' or ARGV[at] == 'M') do
-  local key = KEYS[tonumber(ARGV[at + 1])]
+  local key = KEYS[tonumber(ARGV[at + 1])]  -- (not for C)
   if ARGV[at] == 'M' then
     -- A decimal counter at least this one, compared as digit strings (no Lua numbers).
     local value, least = redis.call('HGET', key, ARGV[at + 2]) or '', ARGV[at + 3]
@@ -97,29 +122,46 @@ while at <= last and (ARGV[at] == 'N' or ARGV[at] == 'C' or ARGV[at] == 'M') do
     end
     at = at + 3 + 2 * count
   else
-    local values = hmget(key, fields(ARGV[at + 2]))
-    local expected = lines(ARGV[at + 3])
-    for i = 1, #values do
-      local value = values[i] or ''
-      if value ~= expected[i] then failed = true end
-      keyed[#keyed + 1] = value
+    local expected, n = lines(ARGV[at + 2]), 0
+    for _, group in ipairs(groups(ARGV[at + 1])) do
+      local values = hmget(KEYS[group[1]], group[3])
+      for i = 1, #group[3] do
+        local value = values[i] or ''
+        n = n + 1
+        if value ~= expected[n] then failed = true end
+        keyed[#keyed + 1] = value
+      end
     end
-    at = at + 4
+    at = at + 3
   end
 end
 if failed then return {0, named, table.concat(keyed, '\\n')} end
 local order, counts = {}, {}
+local function add(name, change)
+  if change ~= 0 then
+    if counts[name] == nil then order[#order + 1] = name; counts[name] = 0 end
+    counts[name] = counts[name] + change
+  end
+end
 while at <= last do
   local op, key, name = ARGV[at], KEYS[tonumber(ARGV[at + 1])], ARGV[at + 2]
   local change = 0
   if op == 'S' then
-    local names, values = fields(ARGV[at + 3]), lines(ARGV[at + 4])
-    for i = 1, #names, 500 do
-      local items = {}
-      for j = i, math.min(i + 499, #names) do items[#items + 1] = names[j]; items[#items + 1] = values[j] end
-      change = change + redis.call('HSET', key, unpack(items))
+    local names, values, n = lines(ARGV[at + 1]), lines(ARGV[at + 3]), 0
+    for _, group in ipairs(groups(ARGV[at + 2])) do
+      local part, made = group[3], 0
+      for i = 1, #part, 500 do
+        local items = {}
+        for j = i, math.min(i + 499, #part) do
+          items[#items + 1] = part[j]; items[#items + 1] = values[n + j]
+        end
+        made = made + redis.call('HSET', KEYS[group[1]], unpack(items))
+      end
+      n = n + #part
+      add(names[group[2] + 1], made)
     end
-    at = at + 5
+    name = ''
+    at = at + 4
   elseif op == 'D' then
     local names = fields(ARGV[at + 3])
     for i = 1, #names, 1000 do
@@ -132,10 +174,7 @@ while at <= last do
     name = ''
     at = at + 4 + count
   end
-  if name ~= '' and change ~= 0 then
-    if counts[name] == nil then order[#order + 1] = name; counts[name] = 0 end
-    counts[name] = counts[name] + change
-  end
+  if name ~= '' then add(name, change) end
 end
 for _, name in ipairs(order) do
   if counts[name] ~= 0 then redis.call('HINCRBY', KEYS[1], name, counts[name]) end
@@ -157,6 +196,12 @@ class Program:
         self.keys: list[str] = [store_key]
         self.checks: list[Any] = []
         self.writes: list[Any] = []
+        # The C and S blobs (see the module's docstring) and their values, built as parts.
+        self._checked: list[bytes] = []
+        self._expected: list[int | None] = []
+        self._set: list[bytes] = []
+        self._values: list[int] = []
+        self._counts: dict[str, int] = {}
 
     def _key(self, key: str) -> int:
         index = self._index.get(key)
@@ -177,11 +222,19 @@ class Program:
 
     def check(self, key: str, fields: list[bytes], expected: list[int | None]) -> None:
         """Write only if the 8-byte ``fields`` of ``key`` hold ``expected`` (``None``: absent)."""
-        self.checks += ["C", self._key(key), b"".join(fields), _lines(expected)]
+        self._checked += [_HEAD.pack(self._key(key), 0, len(fields)), *fields]
+        self._expected += expected
 
     def hset(self, key: str, fields: list[bytes], values: list[int], count: str) -> None:
         """HSET the 8-byte ``fields`` to ``values``, adding the fields created to ``count``."""
-        self.writes += ["S", self._key(key), count, b"".join(fields), _lines(values)]
+        counts = self._counts
+        at = counts.get(count)
+        if at is None:
+            at = counts[count] = len(counts)
+            if at > 255 or "\n" in count:
+                raise ValueError(f"count field {count!r}: at most 256 names without newlines")
+        self._set += [_HEAD.pack(self._key(key), at, len(fields)), *fields]
+        self._values += values
 
     def hdel(self, key: str, fields: list[bytes], count: str) -> None:
         """HDEL the 8-byte ``fields``, taking the fields removed from ``count``."""
@@ -194,10 +247,14 @@ class Program:
 
     @property
     def empty(self) -> bool:
-        return not self.writes
+        return not (self.writes or self._set)
 
     def call(self) -> Command:
-        return ("EVALSHA", APPLY_SHA, len(self.keys), *self.keys, *self.checks, *self.writes)
+        checks = [*self.checks, "C", b"".join(self._checked), _lines(self._expected)] if self._checked else self.checks
+        writes = self.writes
+        if self._set:
+            writes = ["S", "\n".join(self._counts), b"".join(self._set), _lines(self._values), *writes]
+        return ("EVALSHA", APPLY_SHA, len(self.keys), *self.keys, *checks, *writes)
 
 
 def _lines(values: list[int | None] | list[int]) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nshash.errors import StoreError
+from nshash.members import CLUSTER_SHIFT, MEMBER_SHIFT, SKETCH
 from nshash.stores.redis_layout import IDENTITY_FIELDS, Command, Keys, count_field, plan_reads
 from nshash.stores.redis_scripts import Program, read_command, read_values
 from nshash.stores.view import StoreView, ViewBase, check_items, check_keys, check_table
@@ -27,7 +28,10 @@ if TYPE_CHECKING:
 
 
 #: The table whose values, once written, NSHash never changes or deletes: a member's sketch words.
-WRITE_ONCE = "sketch"
+WRITE_ONCE = SKETCH
+_ENTRY_MASK = (1 << MEMBER_SHIFT) - 1
+_MEMBER_STEP = 1 << MEMBER_SHIFT
+_MEMBER_MASK = (1 << CLUSTER_SHIFT) - _MEMBER_STEP
 
 
 class NotGuessable(StoreError):
@@ -143,23 +147,51 @@ class GuessView(_Buffer):
         self._reads: dict[str, list[tuple[str, int, bytes, int | None]]] = {}
         self._counter = store._high_water
         self._ids = 0
+        # Members (their first sketch key) whose absence the commit checks or that check implies.
+        self._absent: set[int] = set()
 
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         check_table(table)
         check_keys(keys)
         values = self._values
         known = self._store._known
-        # NSHash writes a member's sketch words once and never changes them (members.add_member),
-        # so a word this client saw cannot have changed: only words it guesses absent are checked.
-        once = table == WRITE_ONCE
+        new = []
         for key in keys:
             if (table, key) not in values:
-                value = values[table, key] = known.get((table, key))
-                if once and value is not None:
-                    continue
-                bucket, name = self._keys.locate(table, key)
-                self._reads.setdefault(bucket, []).append((table, key, name, value))
+                values[table, key] = known.get((table, key))
+                new.append(key)
+        if table == WRITE_ONCE:
+            new = self._sketch_checks(new)
+        for key in new:
+            bucket, name = self._keys.locate(table, key)
+            self._reads.setdefault(bucket, []).append((table, key, name, values[table, key]))
         return [values[table, key] for key in keys]
+
+    def _sketch_checks(self, keys: list[int]) -> list[int]:
+        """The sketch words among ``keys`` whose guess the commit must check.
+
+        NSHash writes a member's words once, all in one commit, never changes
+        or deletes them, and adds member m only after members 0..m-1
+        (:func:`~nshash.members.add_member`).  So a word this client saw cannot
+        have changed, and a member guessed absent is absent if its first word
+        is, which holds if the member before it is absent: per cluster, one
+        check proves a run of absent members (most of what a page reads).
+        """
+        values, absent = self._values, self._absent
+        out = []
+        for key in sorted(keys):
+            if values[WRITE_ONCE, key] is not None:
+                continue
+            base = key & ~_ENTRY_MASK
+            if key & _ENTRY_MASK:
+                if base not in absent:
+                    out.append(key)
+            elif base & _MEMBER_MASK and (base - _MEMBER_STEP) in absent:
+                absent.add(base)
+            else:
+                out.append(key)
+                absent.add(base)
+        return out
 
     def get_meta(self, key: str) -> str | None:
         raise NotGuessable("metadata is read on real values")
