@@ -198,7 +198,7 @@ def phrase_tables() -> list[str]:
 def write_tables() -> None:
     text = module_values("text")
     marks = module_values("fingerprint")
-    sources = "nshash/text.py, markdown.py, linebreaks.py, fold.py, fingerprint.py and the data files"
+    sources = "nshash/text.py, markdown.py, linebreaks.py, fold.py, fingerprint.py, encoding.py and the data files"
     out = [f"/* Written by setup.py from {sources}: do not edit. */"]
     out.append(c_codes("noise", text["NOISE"]))
     markdown = module_values("markdown")
@@ -250,6 +250,11 @@ def write_tables() -> None:
     rows = ",\n".join(f"{{0x{source:X}, 0x{target:X}}}" for source, target in folds)
     out.append(f"static const Py_UCS4 fold_pairs[][2] = {{\n{rows}}};\nenum {{ N_FOLD_PAIRS = {len(folds)} }};")
     out += phrase_tables()
+    encoding = module_values("encoding")
+    if len(encoding["CP1252_HIGH"]) != 32:
+        raise SystemExit("encoding.CP1252_HIGH: the 32 characters of the bytes 0x80-0x9F")
+    out.append(c_codes("cp1252_high", encoding["CP1252_HIGH"]))
+    out.append(f"enum {{ MOJIBAKE_ROUNDS = {encoding['MOJIBAKE_ROUNDS']} }};")
     (PACKAGE / "_speedups_tables.h").write_text("\n".join(out) + "\n", encoding="utf-8")
 
 

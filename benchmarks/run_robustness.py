@@ -5,8 +5,9 @@
 
 Every page of every corpus file is transformed the same way (line ends,
 markup, every line of a page joined by spaces, only the pages of some
-sites joined, half of all pages joined whatever their site, or half of them
-quoted and wrapped as a mail carries them), then each
+sites joined, half of all pages joined whatever their site, half of them
+quoted and wrapped as a mail carries them, or half of them read in the wrong
+encoding, as a crawler without the page's charset reads them), then each
 method runs on the file as ``run_quality.py`` does.
 ``run_variants.py`` asks whether one text typed another way finds its source;
 here the question is what a corpus of such pages does to precision: a site's
@@ -70,6 +71,21 @@ def _page_quoted(text: str, site: str) -> str:
     return "\n".join("> " + part for line in text.split("\n") for part in textwrap.wrap(line, 72) or [""])
 
 
+#: Windows-1252 as browsers read it (the WHATWG decoder): its five unused bytes as the C1 control of that number.
+_CP1252 = {byte: bytes([byte]).decode("cp1252", errors="ignore") or chr(byte) for byte in range(0x80, 0xA0)}
+
+
+def _page_latin1(text: str, site: str) -> str:
+    """Half of the pages, whatever their site, as ``requests`` reads a UTF-8 page served without a charset
+    (``Response.text``: ISO-8859-1)."""
+    return text.encode("utf-8").decode("latin-1") if _half(text) else text
+
+
+def _page_cp1252(text: str, site: str) -> str:
+    """Half of the pages, whatever their site, read as Windows-1252 by a crawler that took them for it."""
+    return text.encode("utf-8").decode("latin-1").translate(_CP1252) if _half(text) else text
+
+
 #: Name -> how a page (and its site's name) is transformed.
 TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     "as generated": lambda text, site: text,
@@ -83,6 +99,8 @@ TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     f"{SITE_SHARE:.0%} of the sites' lines joined": _site_joined,
     "half of the pages joined, any site": _page_joined,
     "half of the pages quoted and wrapped at 72": _page_quoted,
+    "half of the pages UTF-8 read as Latin-1": _page_latin1,
+    "half of the pages UTF-8 read as Windows-1252": _page_cp1252,
 }
 
 

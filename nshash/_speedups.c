@@ -47,6 +47,7 @@
 #include "_fold.h"
 #include "_linebreaks.h"
 #include "_markup.h"
+#include "_mojibake.h"
 #include "_sentences.h"
 #include "_member.h"
 #include "_estimate.h"
@@ -153,14 +154,20 @@ static int unescape(Py_UCS4 **s, Py_ssize_t *len, Py_ssize_t *capacity) {
 static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped) {
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
-    PyObject *text = args[0], *result = NULL, *lkeys = NULL, *lgrams = NULL, *whole = NULL, *lends = NULL;
+    /* Fingerprinter.clean: first, a page whose bytes were misread is read again (encoding.repair_mojibake) */
+    PyObject *text = o.normalize ? repaired(args[0]) : Py_NewRef(args[0]);
+    if (text == NULL) return NULL;
+    PyObject *result = NULL, *lkeys = NULL, *lgrams = NULL, *whole = NULL, *lends = NULL;
     PyObject *lsite = NULL, *lpieces = NULL;
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), capacity = n + 1;
     Py_UCS4 *s = PyMem_RawMalloc((size_t)capacity * sizeof(Py_UCS4));
     unsigned char *keyed = NULL;
     scratch buf = {NULL, 0};
     pieces list = {NULL, 0, 0};
-    if (s == NULL) return PyErr_NoMemory();
+    if (s == NULL) {
+        Py_DECREF(text);
+        return PyErr_NoMemory();
+    }
     if (PyUnicode_AsUCS4(text, s, n + 1, 0) == NULL) goto done;
     /* Fingerprinter.clean */
     unify_breaks(s, &n);
@@ -261,6 +268,7 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
                            list_of_sizes(positions, count), (unsigned long long)doc_key, grams, (const char *)slots,
                            (Py_ssize_t)SLOTS, lkeys, lgrams, whole, lends, lsite, flat ? Py_True : Py_False, lpieces);
 done:
+    Py_DECREF(text);
     Py_XDECREF(lsite);
     Py_XDECREF(lpieces);
     Py_XDECREF(lkeys);

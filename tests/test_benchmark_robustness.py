@@ -43,3 +43,15 @@ def test_half_of_the_pages_of_one_site_are_joined() -> None:
 def test_summary_is_means_and_the_lowest_precision() -> None:
     scores = [{"precision": 1.0, "recall": 0.5, "f1": 0.6}, {"precision": 0.5, "recall": 1.0, "f1": 0.8}]
     assert summary(scores) == "0.750 (0.500) / 0.750 / 0.700"
+
+
+def test_the_misread_pages_are_utf8_read_as_latin1_and_windows_1252() -> None:
+    latin1 = TRANSFORMS["half of the pages UTF-8 read as Latin-1"]
+    windows = TRANSFORMS["half of the pages UTF-8 read as Windows-1252"]
+    pages = [f"文章 {i}: don’t — “quoted” ©" for i in range(40)]
+    misread = [page for page in pages if latin1(page, "") != page]
+    assert 10 < len(misread) < 30
+    for page in misread:
+        assert latin1(page, "").encode("latin-1").decode("utf-8") == page
+        assert "don\u00e2\u20ac\u2122t" in windows(page, "")  # ’ = E2 80 99, as Windows-1252 reads it
+    assert all(latin1(page, "") == page == windows(page, "") for page in pages if page not in misread)

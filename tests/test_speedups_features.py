@@ -25,7 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nshash import _accel, fingerprint, fold, linebreaks, markdown, text
+from nshash import _accel, encoding, fingerprint, fold, linebreaks, markdown, text
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import farmhash64
 from nshash.options import Options
@@ -96,6 +96,8 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert tables["NOTICE_MARKERS"] == fingerprint.NOTICE_MARKERS
     assert speedups.GRAM == GRAM
     assert tables["fold"] == fold.fold_table()
+    assert tables["CP1252_HIGH"] == encoding.CP1252_HIGH
+    assert tables["MOJIBAKE_ROUNDS"] == encoding.MOJIBAKE_ROUNDS
 
 
 @needs_c
@@ -340,6 +342,62 @@ def test_c_features_equal_the_specification_on_any_text(page: str, options: Opti
     assert_same(options, page)
 
 
+def _misread(text: str, rounds: int, windows: bool) -> str:
+    """``text``'s UTF-8 bytes read as Latin-1, or as Windows-1252 as browsers read it, ``rounds`` times."""
+    for _ in range(rounds):
+        text = text.encode("utf-8", errors="surrogatepass").decode("latin-1")
+        if windows:
+            text = text.translate({0x80 + i: char for i, char in enumerate(encoding.CP1252_HIGH)})
+    return text
+
+
+# Pages read in a wrong encoding (encoding.repair_mojibake), and bytes that are almost UTF-8 so read:
+# overlong forms, surrogates, truncated and lone sequences, past U+10FFFF.
+_ODD_BYTES = st.lists(
+    st.sampled_from(
+        [
+            b"a",
+            b" ",
+            b"\n",
+            b"\xc3\xa9",
+            b"\xe4\xb8\xad",
+            b"\xf0\x9f\x98\x80",
+            b"\xc0\xaf",
+            b"\xed\xa0\x80",
+            b"\xe0\x80\x80",
+            b"\xf4\x90\x80\x80",
+            b"\xe4\xb8",
+            b"\x80",
+            b"\xe9",
+            b"\x9d",
+            b"\xc2\x81",
+            b"\xed\x9f\xbf",
+        ]
+    ),
+    max_size=40,
+).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(_PAGE, st.text(max_size=200)),
+    st.integers(0, encoding.MOJIBAKE_ROUNDS + 1),
+    st.booleans(),
+    st.booleans(),
+)
+def test_c_repairs_a_misread_page_as_the_specification(page: str, rounds: int, windows: bool, normalize: bool) -> None:
+    assert_same(Options(normalize=normalize), _misread(page, rounds, windows))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ODD_BYTES, st.booleans())
+def test_c_reads_almost_utf8_bytes_as_the_specification(data: bytes, windows: bool) -> None:
+    page = "A sentence long enough to be a key of the page. " + data.decode("latin-1")
+    if windows:
+        page = page.translate({0x80 + i: char for i, char in enumerate(encoding.CP1252_HIGH)})
+    assert_same(Options(), page)
+
+
 # -- corpora and real pages ---------------------------------------------------------------------
 def _jsonl(path: Path, field: str) -> Iterator[str]:
     opener = gzip.open if path.suffix == ".gz" else open
@@ -392,6 +450,18 @@ def test_every_real_page_as_markdown() -> None:
     pages = [converter.handle(html) for html in _jsonl(REALPAGES / "html.jsonl.gz", "html")]
     assert sum("](" in page for page in pages) > 0.9 * len(pages)
     share = _share_computed_in_c(Options(), pages)
+    assert speedups is None or share > 0.99
+
+
+@pytest.mark.parametrize("windows", [False, True])
+def test_every_real_page_read_as_latin1_or_windows_1252(windows: bool) -> None:
+    # As a crawler stores a UTF-8 page served without a charset (requests: ISO-8859-1): every page's
+    # features are its own, in C as in Python.
+    pages = [page for page in _realpages() if not page.isascii()]
+    fingerprinter = Fingerprinter(Options())
+    for page in pages:
+        assert fingerprinter.features(_misread(page, 1, windows)) == fingerprinter.features(page)
+    share = _share_computed_in_c(Options(), [_misread(page, 1, windows) for page in pages[::4]])
     assert speedups is None or share > 0.99
 
 

@@ -1,0 +1,77 @@
+"""A page whose UTF-8 bytes were read as Latin-1 or Windows-1252 (nshash.encoding.repair_mojibake) is the same
+article as the page read right: what ``requests`` gives for a page served without a charset."""
+
+from __future__ import annotations
+
+import pytest
+
+import nshash
+from nshash.encoding import CP1252_HIGH, MOJIBAKE_ROUNDS, repair_mojibake
+from nshash.fingerprint import Fingerprinter
+from nshash.options import Options
+
+ZH = "北京时间昨天晚上，一场大雨让城市的交通陷入停顿。气象部门表示，今年的雨季比往年来得更早！"
+EN = "The mayor’s “third move” — she says — will be the last; the houses cost €200,000 each."
+
+
+def latin1(text: str) -> str:
+    return text.encode("utf-8").decode("latin-1")
+
+
+def cp1252(text: str) -> str:
+    """As browsers read Windows-1252 (the WHATWG decoder: its five unused bytes as C1 controls)."""
+    return "".join(bytes([b]).decode("cp1252", errors="ignore") or chr(b) for b in text.encode("utf-8"))
+
+
+def test_the_table_is_windows_1252_as_browsers_read_it() -> None:
+    assert "".join(bytes([b]).decode("cp1252", errors="ignore") or chr(b) for b in range(0x80, 0xA0)) == CP1252_HIGH
+
+
+@pytest.mark.parametrize("misread", [latin1, cp1252])
+@pytest.mark.parametrize("text", [ZH, EN, ZH + "\n" + EN, "日本語のテキスト 한국어 텍스트 😀"])
+def test_utf8_read_as_a_one_byte_encoding_is_read_again(misread: object, text: str) -> None:
+    wrong = misread(text)  # type: ignore[operator]
+    assert wrong != text
+    assert repair_mojibake(wrong) == text
+
+
+def test_a_page_misread_twice_is_read_again_up_to_the_rounds() -> None:
+    wrong = ZH
+    for _ in range(MOJIBAKE_ROUNDS):
+        wrong = latin1(wrong)
+    assert repair_mojibake(wrong) == ZH
+    assert repair_mojibake(latin1(wrong)) == latin1(ZH)  # one round too many: stops there
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "café au lait, naïve, Ångström",  # Latin-1 text: é then a space is no UTF-8
+        "Ã",  # a lead byte without its continuation
+        "a lone continuation \x80 byte",
+        "don’t",  # a curly quote (0x92 in Windows-1252) is a lone continuation byte
+        latin1("中") + "中",  # a character no byte stands for
+        "\xc0\xaf overlong",  # C0 AF: '/' written in two bytes
+        "\xed\xa0\x80 surrogate",  # ED A0 80: U+D800
+        "\xf4\x90\x80\x80 past U+10FFFF",
+        "\xe0\x80\x80 overlong in three bytes",
+        "plain ASCII",
+        "",
+    ],
+)
+def test_anything_else_is_left_as_it_is(text: str) -> None:
+    assert repair_mojibake(text) == text
+
+
+def test_a_misread_page_is_the_same_article_as_the_page() -> None:
+    nsh = nshash.NSHash()
+    first = nsh.get_similar(ZH + "\n" + EN)
+    assert nsh.get_similar(latin1(ZH + "\n" + EN)) == first
+    assert nsh.get_similar(cp1252(ZH + "\n" + EN)) == first
+    assert nsh.get_similar(latin1(ZH + "\n" + EN).encode("utf-8")) == first  # the misread text sent as bytes
+
+
+def test_without_normalize_the_text_is_keyed_as_it_came() -> None:
+    raw = Fingerprinter(Options(normalize=False))
+    assert raw.features(latin1(ZH)).keys != raw.features(ZH).keys
+    assert Fingerprinter(Options()).features(latin1(ZH)).keys == Fingerprinter(Options()).features(ZH).keys
