@@ -273,6 +273,7 @@ setup(
                 "nshash/_farmhash.h",
                 "nshash/_tables.h",
                 "nshash/_markup.h",
+                "nshash/_mojibake.h",
                 "nshash/_chrome.h",
                 "nshash/_linebreaks.h",
                 "nshash/_sentences.h",
@@ -297,6 +298,9 @@ setup(
                 "nshash/data/tw2cn.txt",
                 "nshash/fold.py",
                 "nshash/_fold.h",
+                "nshash/encoding.py",
+                "nshash/markdown.py",
+                "nshash/members.py",
             ],
             optional=True,
         )
