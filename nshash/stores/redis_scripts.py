@@ -232,7 +232,7 @@ class Program:
         if at is None:
             at = counts[count] = len(counts)
             if at > 255 or "\n" in count:
-                raise ValueError(f"count field {count!r}: at most 256 names without newlines")
+                raise StoreError(f"count field {count!r}: at most 256 names without newlines")
         self._set += [_HEAD.pack(self._key(key), at, len(fields)), *fields]
         self._values += values
 
