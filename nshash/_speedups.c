@@ -464,7 +464,7 @@ static PyObject *verify_constants(void) {
     return Py_BuildValue("{sisdsisisisisisisisisisisdsisdsdsisisisdsdsdsdsdsdsd}", "_SLOT_BITS", SLOT_BITS, "EDGE_REST", EDGE_REST,
                          "BLOOM_BITS", BLOOM_BITS, "_BLOOM_PROBES", BLOOM_PROBES, "_PROBE_BITS", PROBE_BITS,
                          "_LIST_LINES", LIST_LINES, "_LIST_GRAMS", LIST_GRAMS, "_GAP_GRAMS", GAP_GRAMS, "MAX_MEMBERS",
-                         MAX_MEMBERS, "_CLUSTER_SHIFT", CLUSTER_SHIFT, "_MEMBER_SHIFT", MEMBER_SHIFT, "SIZE_RATIO",
+                         MAX_MEMBERS, "CLUSTER_SHIFT", CLUSTER_SHIFT, "MEMBER_SHIFT", MEMBER_SHIFT, "SIZE_RATIO",
                          SIZE_RATIO, "SIZE_RATIO_CONTAINMENT", (double)SIZE_RATIO_CONTAINMENT, "SIZE_RATIO_GRAMS",
                          SIZE_RATIO_GRAMS, "FRAME_ERRORS", (double)FRAME_ERRORS, "OWN_KNOWN", (double)OWN_KNOWN,
                          "SIBLING_RUNS", SIBLING_RUNS, "SIBLING_RUN_GRAMS", SIBLING_RUN_GRAMS, "SIBLING_GRAMS",
