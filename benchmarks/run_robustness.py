@@ -86,6 +86,12 @@ def _page_cp1252(text: str, site: str) -> str:
     return text.encode("utf-8").decode("latin-1").translate(_CP1252) if _half(text) else text
 
 
+def _page_gb18030(text: str, site: str) -> str:
+    """Half of the pages, whatever their site, served in GB18030 (GBK, GB2312: a Chinese site that names its
+    charset in a ``<meta>`` tag only) and read as ``requests`` reads them (ISO-8859-1)."""
+    return text.encode("gb18030").decode("latin-1") if _half(text) else text
+
+
 #: Name -> how a page (and its site's name) is transformed.
 TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     "as generated": lambda text, site: text,
@@ -101,6 +107,7 @@ TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     "half of the pages quoted and wrapped at 72": _page_quoted,
     "half of the pages UTF-8 read as Latin-1": _page_latin1,
     "half of the pages UTF-8 read as Windows-1252": _page_cp1252,
+    "half of the pages GB18030 read as Latin-1": _page_gb18030,
 }
 
 

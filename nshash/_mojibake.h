@@ -1,7 +1,8 @@
 /*
  * nshash/_mojibake.h: nshash.encoding.repair_mojibake in C: a page whose UTF-8
- * bytes were read as Latin-1 or Windows-1252, decoded again.  Included by
- * _speedups.c only.
+ * bytes were read as Latin-1 or Windows-1252, decoded again.  A page read as
+ * Latin-1 whose bytes are not UTF-8 but may be GB18030
+ * (encoding.read_as_gb18030) is left to Python.  Included by _speedups.c only.
  */
 #ifndef NSHASH_MOJIBAKE_H
 #define NSHASH_MOJIBAKE_H
@@ -9,53 +10,74 @@
 /* The byte a misread page's character was read from (encoding._CP1252_BYTES; below U+0100 itself); -1: none. */
 static inline int misread_byte(Py_UCS4 c) {
     if (c < 0x100) return (int)c;
+    if (c > 0x2122) return -1; /* past Windows-1252's last character (CJK, most of what a page holds) */
     for (int i = 0; i < N_CP1252_HIGH; i++)
         if (cp1252_high[i] == c) return 0x80 + i;
     return -1;
 }
 
+enum { NOT_BYTES, UTF8, OTHER_BYTES };
+
 /*
- * Whether text[0:n] is bytes misread (every character one of misread_byte's)
- * that are well-formed UTF-8, as Python's strict decoder takes it: no overlong
- * form, no surrogate, nothing past U+10FFFF.  out (if not NULL): the bytes.
- * Stops at the first character or byte that says no: a Chinese or an English
- * page (a curly quote is a lone continuation byte) is read only that far.
+ * What text[0:n] is: not bytes misread (a character misread_byte has no byte
+ * for), UTF-8 bytes misread (well-formed as Python's strict decoder takes it:
+ * no overlong form, no surrogate, nothing past U+10FFFF), or other bytes.
+ * Stops at the first character or byte that says which: a Chinese or an
+ * English page (a curly quote is a lone continuation byte) is read that far
+ * only.  out (if not NULL): the bytes.
  */
-static int misread_utf8(int kind, const void *data, Py_ssize_t n, unsigned char *out) {
-    int need = 0, low = 0x80, high = 0xBF;
+static int misread(int kind, const void *data, Py_ssize_t n, unsigned char *out) {
+    int need = 0, low = 0x80, top = 0xBF;
     for (Py_ssize_t i = 0; i < n; i++) {
         int b = misread_byte(PyUnicode_READ(kind, data, i));
-        if (b < 0) return 0;
+        if (b < 0) return NOT_BYTES;
         if (out != NULL) out[i] = (unsigned char)b;
         if (need > 0) {
-            if (b < low || b > high) return 0;
-            low = 0x80, high = 0xBF;
+            if (b < low || b > top) return OTHER_BYTES;
+            low = 0x80, top = 0xBF;
             need--;
         } else if (b >= 0x80) {
             if (b >= 0xC2 && b <= 0xDF) need = 1;
-            else if (b >= 0xE0 && b <= 0xEF) need = 2, low = b == 0xE0 ? 0xA0 : 0x80, high = b == 0xED ? 0x9F : 0xBF;
-            else if (b >= 0xF0 && b <= 0xF4) need = 3, low = b == 0xF0 ? 0x90 : 0x80, high = b == 0xF4 ? 0x8F : 0xBF;
-            else return 0;
+            else if (b >= 0xE0 && b <= 0xEF) need = 2, low = b == 0xE0 ? 0xA0 : 0x80, top = b == 0xED ? 0x9F : 0xBF;
+            else if (b >= 0xF0 && b <= 0xF4) need = 3, low = b == 0xF0 ? 0x90 : 0x80, top = b == 0xF4 ? 0x8F : 0xBF;
+            else return OTHER_BYTES;
         }
     }
-    return need == 0;
+    return need == 0 ? UTF8 : OTHER_BYTES;
 }
 
-/* encoding.repair_mojibake: a new reference to the text decoded again, or to text itself; NULL on error. */
-static PyObject *repaired(PyObject *text) {
+/* encoding.read_as_gb18030's first test, on a Latin-1 text: GB_MIN_BYTES and GB_BYTES of its bytes past ASCII. */
+static int may_be_gb18030(const Py_UCS1 *data, Py_ssize_t n) {
+    Py_ssize_t high = 0;
+    for (Py_ssize_t i = 0; i < n; i++) high += data[i] >= 0x80;
+    return high >= GB_MIN_BYTES && (double)high >= GB_BYTES * (double)n;
+}
+
+/*
+ * encoding.repair_mojibake: a new reference to the text decoded again, or to
+ * text itself; NULL on error.  *python: the page may be GB18030 read as
+ * Latin-1, which Python reads (encoding.read_as_gb18030).
+ */
+static PyObject *repaired(PyObject *text, int *python) {
+    *python = 0;
     Py_INCREF(text);
     for (int round = 0; round < MOJIBAKE_ROUNDS && !PyUnicode_IS_ASCII(text); round++) {
         int kind = PyUnicode_KIND(text);
         const void *data = PyUnicode_DATA(text);
         Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-        /* A character past U+FFFF has no byte; a page that is not misread is read once, without a copy. */
-        if (kind == PyUnicode_4BYTE_KIND || !misread_utf8(kind, data, n, NULL)) break;
+        if (kind == PyUnicode_4BYTE_KIND) break; /* a character past U+FFFF: no byte gives it */
+        int found = misread(kind, data, n, NULL); /* a page not misread: read once, no copy */
+        if (found != UTF8) {
+            /* Only a Latin-1 text (all below U+0100: the one-byte kind) was read as requests reads. */
+            *python = found == OTHER_BYTES && kind == PyUnicode_1BYTE_KIND && may_be_gb18030(data, n);
+            break;
+        }
         unsigned char *raw = PyMem_RawMalloc((size_t)n);
         if (raw == NULL) {
             Py_DECREF(text);
             return PyErr_NoMemory();
         }
-        misread_utf8(kind, data, n, raw);
+        misread(kind, data, n, raw);
         PyObject *decoded = PyUnicode_DecodeUTF8((const char *)raw, n, "strict");
         PyMem_RawFree(raw);
         Py_SETREF(text, decoded);

@@ -155,8 +155,13 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
     /* Fingerprinter.clean: first, a page whose bytes were misread is read again (encoding.repair_mojibake) */
-    PyObject *text = o.normalize ? repaired(args[0]) : Py_NewRef(args[0]);
+    int gb18030 = 0;
+    PyObject *text = o.normalize ? repaired(args[0], &gb18030) : Py_NewRef(args[0]);
     if (text == NULL) return NULL;
+    if (gb18030) { /* Python reads it (encoding.read_as_gb18030) */
+        Py_DECREF(text);
+        Py_RETURN_NONE;
+    }
     PyObject *result = NULL, *lkeys = NULL, *lgrams = NULL, *whole = NULL, *lends = NULL;
     PyObject *lsite = NULL, *lpieces = NULL;
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), capacity = n + 1;

@@ -14,6 +14,7 @@ from typing import Final
 
 from nshash.errors import InputError, UnknownEncodingError, missing_dependency
 from nshash.log import get_logger
+from nshash.text import _CJK_RE
 
 log = get_logger(__name__)
 
@@ -69,10 +70,21 @@ CP1252_HIGH: Final = (
 _CP1252_BYTES: Final = {ord(char): chr(0x80 + index) for index, char in enumerate(CP1252_HIGH) if ord(char) > 0xFF}
 #: Pages decoded wrongly twice over are decoded again this many times at most.
 MOJIBAKE_ROUNDS: Final = 3
+#: A misread page whose bytes are not UTF-8 is read as GB18030 (GBK and GB2312 are subsets: Chinese pages
+#: that declare their charset in a ``<meta>`` tag only) when at least this share of its bytes are not ASCII
+#: (Chinese text: two in three; Western text: a few accented letters or curly quotes in a hundred, which
+#: GB18030 may read: ``’t`` is one character), ...
+GB_BYTES: Final = 0.3
+#: ... at least this many (eight Chinese characters; a short Latin-1 title, ``Éléphant``, reads as two) ...
+GB_MIN_BYTES: Final = 16
+#: ... and at least this share of its characters so read that are not ASCII are CJK (half: Chinese text's
+#: own quotes and dashes, “”‘’—…, are not; bytes of no text read as symbols of every script).
+GB_CJK: Final = 0.5
+_ASCII_BYTES: Final = bytes(range(0x80))
 
 
 def repair_mojibake(text: str) -> str:
-    """``text`` decoded again as UTF-8 when it is UTF-8 bytes read as Latin-1 or Windows-1252, else as it is.
+    """``text`` decoded again when it is a page's bytes misread as Latin-1 or Windows-1252, else as it is.
 
     What ``requests`` gives for a page served as ``text/html`` without a
     charset (ISO-8859-1; ``Response.text``), and what a crawler that took the
@@ -81,14 +93,21 @@ def repair_mojibake(text: str) -> str:
     itself decoded right.  The text is taken back to bytes (every character
     below U+0100 as that byte, Windows-1252's other characters as theirs);
     when those bytes are valid UTF-8 (strict: no overlong forms, no
-    surrogates), that is the page.  A text with any character beyond those,
-    or whose bytes are not UTF-8 (Latin-1 text: ``"café "`` is ``E9`` then a
-    space), is left as it is.  Repeated for a page decoded wrongly twice,
-    :data:`MOJIBAKE_ROUNDS` times at most.  The C accelerator does the same
-    (``repaired`` in ``nshash/_speedups.c``), tested against this.
+    surrogates), that is the page, repeated for a page decoded wrongly twice,
+    :data:`MOJIBAKE_ROUNDS` times at most.  Bytes read as Latin-1 (what
+    ``requests`` does; not Windows-1252) that are not UTF-8 are read as
+    GB18030 when :data:`GB_BYTES` of them, and :data:`GB_MIN_BYTES` at least,
+    are not ASCII and the result is :data:`GB_CJK` CJK
+    (:func:`read_as_gb18030`).  A text with any character
+    beyond those bytes, or Latin-1 text (``"café "`` is ``E9`` then a space,
+    neither UTF-8 nor CJK), is left as it is.  The C accelerator does the
+    same (``repaired`` in ``nshash/_mojibake.h``; it leaves the GB18030 case to
+    this), tested against this.
 
     >>> repair_mojibake("ä¸\xadæ\x96\x87 and donâ€™t")
     '中文 and don’t'
+    >>> repair_mojibake("中文".encode("gbk").decode("latin-1"))
+    '中文'
     >>> repair_mojibake("café au lait")
     'café au lait'
     """
@@ -97,7 +116,31 @@ def repair_mojibake(text: str) -> str:
             return text
         try:
             raw = text.translate(_CP1252_BYTES).encode("latin-1")
-            text = raw.decode("utf-8")
-        except UnicodeError:  # a character no single byte gives, or bytes that are not UTF-8
+        except UnicodeEncodeError:  # a character no single byte gives
             return text
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:  # GB18030 read as Latin-1 (requests' reading), not as Windows-1252
+            latin1 = raw.decode("latin-1") == text
+            return (read_as_gb18030(raw) if latin1 else None) or text
     return text
+
+
+def read_as_gb18030(raw: bytes) -> str | None:
+    """``raw`` decoded as GB18030 if it is a Chinese page's bytes (:data:`GB_BYTES`, :data:`GB_MIN_BYTES`,
+    :data:`GB_CJK`), else ``None``.
+
+    Big5, Shift-JIS or EUC-KR bytes may read as CJK too, other characters than
+    the page's: such a page matched nothing before either, and its copies
+    misread alike still match one another.
+    """
+    high = len(raw.translate(None, _ASCII_BYTES))  # the bytes left once the ASCII ones are deleted
+    if high < GB_MIN_BYTES or high < GB_BYTES * len(raw):
+        return None
+    try:
+        text = raw.decode("gb18030")
+    except UnicodeDecodeError:
+        return None
+    wide = len(text) - len(text.encode("ascii", errors="ignore"))
+    cjk = len(text) - len(_CJK_RE.sub("", text))
+    return text if cjk >= GB_CJK * wide else None

@@ -55,3 +55,11 @@ def test_the_misread_pages_are_utf8_read_as_latin1_and_windows_1252() -> None:
         assert latin1(page, "").encode("latin-1").decode("utf-8") == page
         assert "don\u00e2\u20ac\u2122t" in windows(page, "")  # ’ = E2 80 99, as Windows-1252 reads it
     assert all(latin1(page, "") == page == windows(page, "") for page in pages if page not in misread)
+
+
+def test_the_gb18030_pages_are_read_as_latin1() -> None:
+    transform = TRANSFORMS["half of the pages GB18030 read as Latin-1"]
+    pages = [f"文章 {i}: “引号”" for i in range(40)]
+    misread = [page for page in pages if transform(page, "") != page]
+    assert 10 < len(misread) < 30
+    assert all(transform(page, "").encode("latin-1").decode("gb18030") == page for page in misread)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import nshash
-from nshash.encoding import CP1252_HIGH, MOJIBAKE_ROUNDS, repair_mojibake
+from nshash.encoding import CP1252_HIGH, GB_MIN_BYTES, MOJIBAKE_ROUNDS, repair_mojibake
 from nshash.fingerprint import Fingerprinter
 from nshash.options import Options
 
@@ -75,3 +75,33 @@ def test_without_normalize_the_text_is_keyed_as_it_came() -> None:
     raw = Fingerprinter(Options(normalize=False))
     assert raw.features(latin1(ZH)).keys != raw.features(ZH).keys
     assert Fingerprinter(Options()).features(latin1(ZH)).keys == Fingerprinter(Options()).features(ZH).keys
+
+
+@pytest.mark.parametrize("encoding", ["gb18030", "gbk", "gb2312"])
+def test_a_chinese_page_in_gb18030_read_as_latin1_is_read_again(encoding: str) -> None:
+    page = ZH + "\nLinux 6.1, 2024-05-01"
+    wrong = page.encode(encoding).decode("latin-1")
+    assert repair_mojibake(wrong) == page
+    assert repair_mojibake(cp1252(page.encode(encoding).decode("latin-1"))) == page
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Éléphant",  # GB18030 reads É+l and é+p as two CJK characters: too few bytes past ASCII
+        "don’t won’t it’s they’re we’re you’re I’m can’t isn’t aren’t wasn’t—it’s—won’t",  # too few a share
+        ZH.encode("gb18030")[: 2 * (GB_MIN_BYTES // 2 - 1)].decode("latin-1"),  # seven characters: too short
+        ZH.encode("big5", errors="ignore").decode("latin-1") + "\x80",  # 0x80 alone is no GB18030
+        ("Ärger über Öl: " * 4).strip(),  # a German line GB18030 cannot read (a space after ":")
+        # GB18030 read as Windows-1252 (not what requests does): its € and curly quotes are other bytes' too
+        (ZH + "他們會說").encode("gb18030").decode("latin-1").translate(dict(enumerate(CP1252_HIGH, 0x80))),
+    ],
+)
+def test_bytes_that_are_neither_utf8_nor_a_chinese_page_are_left_as_they_are(text: str) -> None:
+    assert repair_mojibake(text) == text
+
+
+def test_a_misread_gb18030_page_is_the_same_article_as_the_page() -> None:
+    nsh = nshash.NSHash()
+    first = nsh.get_similar(ZH + "\n" + EN)
+    assert nsh.get_similar((ZH + "\n" + EN).encode("gb18030").decode("latin-1")) == first

@@ -98,6 +98,7 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert tables["fold"] == fold.fold_table()
     assert tables["CP1252_HIGH"] == encoding.CP1252_HIGH
     assert tables["MOJIBAKE_ROUNDS"] == encoding.MOJIBAKE_ROUNDS
+    assert (tables["GB_MIN_BYTES"], tables["GB_BYTES"]) == (encoding.GB_MIN_BYTES, encoding.GB_BYTES)
 
 
 @needs_c
@@ -342,10 +343,11 @@ def test_c_features_equal_the_specification_on_any_text(page: str, options: Opti
     assert_same(options, page)
 
 
-def _misread(text: str, rounds: int, windows: bool) -> str:
-    """``text``'s UTF-8 bytes read as Latin-1, or as Windows-1252 as browsers read it, ``rounds`` times."""
+def _misread(text: str, rounds: int, windows: bool, codec: str = "utf-8") -> str:
+    """``text``'s bytes (UTF-8, or ``codec``) read as Latin-1, or as Windows-1252 as browsers read it, ``rounds``
+    times."""
     for _ in range(rounds):
-        text = text.encode("utf-8", errors="surrogatepass").decode("latin-1")
+        text = text.encode(codec, errors="surrogatepass" if codec == "utf-8" else "replace").decode("latin-1")
         if windows:
             text = text.translate({0x80 + i: char for i, char in enumerate(encoding.CP1252_HIGH)})
     return text
@@ -387,6 +389,7 @@ _ODD_BYTES = st.lists(
 )
 def test_c_repairs_a_misread_page_as_the_specification(page: str, rounds: int, windows: bool, normalize: bool) -> None:
     assert_same(Options(normalize=normalize), _misread(page, rounds, windows))
+    assert_same(Options(normalize=normalize), _misread(page, min(rounds, 1), windows, "gb18030"))
 
 
 @settings(max_examples=300, deadline=None)
@@ -463,6 +466,23 @@ def test_every_real_page_read_as_latin1_or_windows_1252(windows: bool) -> None:
         assert fingerprinter.features(_misread(page, 1, windows)) == fingerprinter.features(page)
     share = _share_computed_in_c(Options(), [_misread(page, 1, windows) for page in pages[::4]])
     assert speedups is None or share > 0.99
+
+
+def test_every_real_chinese_page_in_gb18030_read_as_latin1() -> None:
+    # A Chinese site's GBK page so read: the C hands it to Python, which reads it as GB18030; every page
+    # with enough Chinese text gets its own features back, and every other page stays as it came.
+    pages = [page for page in _realpages() if len(text._CJK_RE.findall(page[:2000])) > 200]
+    fingerprinter = Fingerprinter(Options())
+    repaired = 0
+    for page in pages:
+        wrong = page.encode("gb18030").decode("latin-1")
+        if encoding.repair_mojibake(wrong) == page:
+            repaired += 1
+            assert fingerprinter.features(wrong) == fingerprinter.features(page)
+        else:
+            assert encoding.repair_mojibake(wrong) == wrong
+        assert_same(Options(), wrong)
+    assert len(pages) > 100 and repaired > 0.9 * len(pages)
 
 
 def test_real_pages_with_every_combination_of_options() -> None:
