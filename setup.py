@@ -254,8 +254,8 @@ def write_tables() -> None:
     if len(encoding["CP1252_HIGH"]) != 32:
         raise SystemExit("encoding.CP1252_HIGH: the 32 characters of the bytes 0x80-0x9F")
     out.append(c_codes("cp1252_high", encoding["CP1252_HIGH"]))
-    rounds, least = encoding["MOJIBAKE_ROUNDS"], encoding["GB_MIN_BYTES"]
-    out.append(f"enum {{ MOJIBAKE_ROUNDS = {rounds}, GB_MIN_BYTES = {least} }};")
+    rounds, least, many = encoding["MOJIBAKE_ROUNDS"], encoding["GB_MIN_BYTES"], encoding["GB_MANY_BYTES"]
+    out.append(f"enum {{ MOJIBAKE_ROUNDS = {rounds}, GB_MIN_BYTES = {least}, GB_MANY_BYTES = {many} }};")
     out.append(f"#define GB_BYTES {encoding['GB_BYTES']!r}")
     (PACKAGE / "_speedups_tables.h").write_text("\n".join(out) + "\n", encoding="utf-8")
 

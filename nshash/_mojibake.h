@@ -46,11 +46,12 @@ static int misread(int kind, const void *data, Py_ssize_t n, unsigned char *out)
     return need == 0 ? UTF8 : OTHER_BYTES;
 }
 
-/* encoding.read_as_gb18030's first test, on a Latin-1 text: GB_MIN_BYTES and GB_BYTES of its bytes past ASCII. */
+/* encoding.read_as_gb18030's first test, on a Latin-1 text: GB_MIN_BYTES and GB_BYTES of its bytes past ASCII,
+ * or GB_MANY_BYTES. */
 static int may_be_gb18030(const Py_UCS1 *data, Py_ssize_t n) {
     Py_ssize_t high = 0;
     for (Py_ssize_t i = 0; i < n; i++) high += data[i] >= 0x80;
-    return high >= GB_MIN_BYTES && (double)high >= GB_BYTES * (double)n;
+    return high >= GB_MANY_BYTES || (high >= GB_MIN_BYTES && (double)high >= GB_BYTES * (double)n);
 }
 
 /*

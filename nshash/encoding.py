@@ -77,6 +77,13 @@ MOJIBAKE_ROUNDS: Final = 3
 GB_BYTES: Final = 0.3
 #: ... at least this many (eight Chinese characters; a short Latin-1 title, ``Éléphant``, reads as two) ...
 GB_MIN_BYTES: Final = 16
+#: ... or, whatever their share, this many (a raw HTML page's markup and scripts leave 1-23% of its bytes
+#: past ASCII: 14 of 16 real Chinese HTML pages; no Western text of 256 accented letters has every one
+#: followed by a byte GB18030 takes, never by a space, a comma or a line end) ...
+GB_MANY_BYTES: Final = 256
+#: ... and then the text so read holds one of these (Chinese text's commonest marks and character: a text
+#: of no-break spaces each before a letter, ``word\xa0word``, reads as rare ideographs and none of them).
+GB_MARKS: Final = "，。的"
 #: ... and at least this share of its characters so read that are not ASCII are CJK (half: Chinese text's
 #: own quotes and dashes, “”‘’—…, are not; bytes of no text read as symbols of every script).
 GB_CJK: Final = 0.5
@@ -97,7 +104,8 @@ def repair_mojibake(text: str) -> str:
     :data:`MOJIBAKE_ROUNDS` times at most.  Bytes read as Latin-1 (what
     ``requests`` does; not Windows-1252) that are not UTF-8 are read as
     GB18030 when :data:`GB_BYTES` of them, and :data:`GB_MIN_BYTES` at least,
-    are not ASCII and the result is :data:`GB_CJK` CJK
+    or :data:`GB_MANY_BYTES` whatever their share (then holding one of
+    :data:`GB_MARKS`), are not ASCII and the result is :data:`GB_CJK` CJK
     (:func:`read_as_gb18030`).  A text with any character
     beyond those bytes, or Latin-1 text (``"café "`` is ``E9`` then a space,
     neither UTF-8 nor CJK), is left as it is.  The C accelerator does the
@@ -128,14 +136,15 @@ def repair_mojibake(text: str) -> str:
 
 def read_as_gb18030(raw: bytes) -> str | None:
     """``raw`` decoded as GB18030 if it is a Chinese page's bytes (:data:`GB_BYTES`, :data:`GB_MIN_BYTES`,
-    :data:`GB_CJK`), else ``None``.
+    :data:`GB_MANY_BYTES`, :data:`GB_MARKS`, :data:`GB_CJK`), else ``None``.
 
     Big5, Shift-JIS or EUC-KR bytes may read as CJK too, other characters than
     the page's: such a page matched nothing before either, and its copies
     misread alike still match one another.
     """
     high = len(raw.translate(None, _ASCII_BYTES))  # the bytes left once the ASCII ones are deleted
-    if high < GB_MIN_BYTES or high < GB_BYTES * len(raw):
+    dense = high >= GB_MIN_BYTES and high >= GB_BYTES * len(raw)
+    if not dense and high < GB_MANY_BYTES:
         return None
     try:
         text = raw.decode("gb18030")
@@ -143,4 +152,6 @@ def read_as_gb18030(raw: bytes) -> str | None:
         return None
     wide = len(text) - len(text.encode("ascii", errors="ignore"))
     cjk = len(text) - len(_CJK_RE.sub("", text))
-    return text if cjk >= GB_CJK * wide else None
+    if cjk < GB_CJK * wide or not (dense or any(mark in text for mark in GB_MARKS)):
+        return None
+    return text

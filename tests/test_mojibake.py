@@ -93,12 +93,23 @@ def test_a_chinese_page_in_gb18030_read_as_latin1_is_read_again(encoding: str) -
         ZH.encode("gb18030")[: 2 * (GB_MIN_BYTES // 2 - 1)].decode("latin-1"),  # seven characters: too short
         ZH.encode("big5", errors="ignore").decode("latin-1") + "\x80",  # 0x80 alone is no GB18030
         ("Ärger über Öl: " * 4).strip(),  # a German line GB18030 cannot read (a space after ":")
+        "Très bien, l'élève a été évalué. " * 40,  # 320 accented letters, some before a space or a comma
+        "A word\xa0before another, then\xa0more, and\xa0so on.\n" * 100,  # 300 no-break spaces, each before a letter
         # GB18030 read as Windows-1252 (not what requests does): its € and curly quotes are other bytes' too
         (ZH + "他們會說").encode("gb18030").decode("latin-1").translate(dict(enumerate(CP1252_HIGH, 0x80))),
     ],
 )
 def test_bytes_that_are_neither_utf8_nor_a_chinese_page_are_left_as_they_are(text: str) -> None:
     assert repair_mojibake(text) == text
+
+
+def test_a_raw_html_page_in_gb18030_read_as_latin1_is_read_again() -> None:
+    # Markup and scripts leave few of the bytes past ASCII: read again when there are GB_MANY_BYTES of them.
+    script = "<script>var config = {'ads': [1, 2, 3], 'theme': 'dark'};</script>\n" * 60
+    page = f"<html><head>{script}</head><body><p>{ZH * 4}</p></body></html>"
+    wrong = page.encode("gbk").decode("latin-1")
+    assert len(wrong.encode("latin-1").translate(None, bytes(range(128)))) < 0.1 * len(wrong)
+    assert repair_mojibake(wrong) == page
 
 
 def test_a_misread_gb18030_page_is_the_same_article_as_the_page() -> None:

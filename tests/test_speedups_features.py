@@ -98,7 +98,8 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert tables["fold"] == fold.fold_table()
     assert tables["CP1252_HIGH"] == encoding.CP1252_HIGH
     assert tables["MOJIBAKE_ROUNDS"] == encoding.MOJIBAKE_ROUNDS
-    assert (tables["GB_MIN_BYTES"], tables["GB_BYTES"]) == (encoding.GB_MIN_BYTES, encoding.GB_BYTES)
+    assert (tables["GB_MIN_BYTES"], tables["GB_MANY_BYTES"]) == (encoding.GB_MIN_BYTES, encoding.GB_MANY_BYTES)
+    assert tables["GB_BYTES"] == encoding.GB_BYTES
 
 
 @needs_c
@@ -482,7 +483,7 @@ def test_every_real_chinese_page_in_gb18030_read_as_latin1() -> None:
         else:
             assert encoding.repair_mojibake(wrong) == wrong
         assert_same(Options(), wrong)
-    assert len(pages) > 100 and repaired > 0.9 * len(pages)
+    assert len(pages) > 100 and repaired > 0.95 * len(pages)
 
 
 def test_real_pages_with_every_combination_of_options() -> None:
