@@ -66,8 +66,22 @@ CP1252_HIGH: Final = (
     "\u20ac\x81\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\x8d\u017d\x8f"
     "\x90\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\x9d\u017e\u0178"
 )
-#: Windows-1252's characters past U+00FF, as the byte (a Latin-1 character) they are read from.
-_CP1252_BYTES: Final = {ord(char): chr(0x80 + index) for index, char in enumerate(CP1252_HIGH) if ord(char) > 0xFF}
+#: The error handler that makes Python's Windows-1252 encoder give every character of :data:`CP1252_HIGH`
+#: its byte: the codec gives the others theirs, and this the C1 controls (U+0080-U+009F) that Latin-1 reads.
+_C1_ERRORS: Final = "nshash.misread"
+
+
+def _c1_bytes(error: UnicodeError) -> tuple[bytes, int]:
+    """Encoding as Windows-1252, a C1 control (U+0080-U+009F: Latin-1's reading of those bytes) is its byte."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    part = error.object[error.start : error.end]
+    if not all("\x80" <= char <= "\x9f" for char in part):
+        raise error
+    return part.encode("latin-1"), error.end
+
+
+codecs.register_error(_C1_ERRORS, _c1_bytes)
 #: Pages decoded wrongly twice over are decoded again this many times at most.
 MOJIBAKE_ROUNDS: Final = 3
 #: A misread page whose bytes are not UTF-8 is read as GB18030 (GBK and GB2312 are subsets: Chinese pages
@@ -122,8 +136,8 @@ def repair_mojibake(text: str) -> str:
     for _ in range(MOJIBAKE_ROUNDS):
         if text.isascii():
             return text
-        try:
-            raw = text.translate(_CP1252_BYTES).encode("latin-1")
+        try:  # every character below U+0100 as that byte, CP1252_HIGH's as theirs
+            raw = text.encode("cp1252", errors=_C1_ERRORS)
         except UnicodeEncodeError:  # a character no single byte gives
             return text
         try:

@@ -23,6 +23,16 @@ def cp1252(text: str) -> str:
     return "".join(bytes([b]).decode("cp1252", errors="ignore") or chr(b) for b in text.encode("utf-8"))
 
 
+def test_a_misread_page_goes_back_to_the_bytes_it_was_read_from() -> None:
+    # Every character below U+0100 is its byte and CP1252_HIGH's are theirs: Latin-1 and Windows-1252 read
+    # (as browsers do) give back the bytes read.
+    data = bytes(range(256)) * 2
+    for wrong in (data.decode("latin-1"), data.decode("latin-1").translate(dict(enumerate(CP1252_HIGH, 0x80)))):
+        assert wrong.encode("cp1252", errors="nshash.misread") == data
+    with pytest.raises(UnicodeEncodeError):
+        "中".encode("cp1252", errors="nshash.misread")
+
+
 def test_the_table_is_windows_1252_as_browsers_read_it() -> None:
     assert "".join(bytes([b]).decode("cp1252", errors="ignore") or chr(b) for b in range(0x80, 0xA0)) == CP1252_HIGH
 
