@@ -92,6 +92,17 @@ def _page_gb18030(text: str, site: str) -> str:
     return text.encode("gb18030").decode("latin-1") if _half(text) else text
 
 
+def _page_big5(text: str, site: str) -> str:
+    """Half of the pages Big5 can hold, whatever their site, served in Big5 (a Taiwanese or Hong Kong site that
+    names its charset in a ``<meta>`` tag only) and read as ``requests`` reads them (ISO-8859-1)."""
+    if not _half(text):
+        return text
+    try:
+        return text.encode("big5").decode("latin-1")
+    except UnicodeEncodeError:  # a character Big5 lacks (simplified Chinese, most symbols)
+        return text
+
+
 #: Name -> how a page (and its site's name) is transformed.
 TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     "as generated": lambda text, site: text,
@@ -108,6 +119,7 @@ TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     "half of the pages UTF-8 read as Latin-1": _page_latin1,
     "half of the pages UTF-8 read as Windows-1252": _page_cp1252,
     "half of the pages GB18030 read as Latin-1": _page_gb18030,
+    "half of the pages Big5 can hold, Big5 read as Latin-1": _page_big5,
 }
 
 

@@ -1,8 +1,8 @@
 /*
  * nshash/_mojibake.h: nshash.encoding.repair_mojibake in C: a page whose UTF-8
  * bytes were read as Latin-1 or Windows-1252, decoded again.  A page read as
- * Latin-1 whose bytes are not UTF-8 but may be GB18030
- * (encoding.read_as_gb18030) is left to Python.  Included by _speedups.c only.
+ * Latin-1 whose bytes are not UTF-8 but may be a Chinese page's, GB18030 or
+ * Big5 (encoding.read_as_chinese), is left to Python.  Included by _speedups.c only.
  */
 #ifndef NSHASH_MOJIBAKE_H
 #define NSHASH_MOJIBAKE_H
@@ -46,9 +46,9 @@ static int misread(int kind, const void *data, Py_ssize_t n, unsigned char *out)
     return need == 0 ? UTF8 : OTHER_BYTES;
 }
 
-/* encoding.read_as_gb18030's first test, on a Latin-1 text: GB_MIN_BYTES and GB_BYTES of its bytes past ASCII,
+/* encoding.read_as_chinese's first test, on a Latin-1 text: GB_MIN_BYTES and GB_BYTES of its bytes past ASCII,
  * or GB_MANY_BYTES. */
-static int may_be_gb18030(const Py_UCS1 *data, Py_ssize_t n) {
+static int may_be_chinese(const Py_UCS1 *data, Py_ssize_t n) {
     Py_ssize_t high = 0;
     for (Py_ssize_t i = 0; i < n; i++) high += data[i] >= 0x80;
     return high >= GB_MANY_BYTES || (high >= GB_MIN_BYTES && (double)high >= GB_BYTES * (double)n);
@@ -56,8 +56,8 @@ static int may_be_gb18030(const Py_UCS1 *data, Py_ssize_t n) {
 
 /*
  * encoding.repair_mojibake: a new reference to the text decoded again, or to
- * text itself; NULL on error.  *python: the page may be GB18030 read as
- * Latin-1, which Python reads (encoding.read_as_gb18030).
+ * text itself; NULL on error.  *python: the page may be GB18030 or Big5 read
+ * as Latin-1, which Python reads (encoding.read_as_chinese).
  */
 static PyObject *repaired(PyObject *text, int *python) {
     *python = 0;
@@ -70,7 +70,7 @@ static PyObject *repaired(PyObject *text, int *python) {
         int found = misread(kind, data, n, NULL); /* a page not misread: read once, no copy */
         if (found != UTF8) {
             /* Only a Latin-1 text (all below U+0100: the one-byte kind) was read as requests reads. */
-            *python = found == OTHER_BYTES && kind == PyUnicode_1BYTE_KIND && may_be_gb18030(data, n);
+            *python = found == OTHER_BYTES && kind == PyUnicode_1BYTE_KIND && may_be_chinese(data, n);
             break;
         }
         unsigned char *raw = PyMem_RawMalloc((size_t)n);

@@ -155,10 +155,10 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
     /* Fingerprinter.clean: first, a page whose bytes were misread is read again (encoding.repair_mojibake) */
-    int gb18030 = 0;
-    PyObject *text = o.normalize ? repaired(args[0], &gb18030) : Py_NewRef(args[0]);
+    int chinese = 0;
+    PyObject *text = o.normalize ? repaired(args[0], &chinese) : Py_NewRef(args[0]);
     if (text == NULL) return NULL;
-    if (gb18030) { /* Python reads it (encoding.read_as_gb18030) */
+    if (chinese) { /* Python reads it (encoding.read_as_chinese) */
         Py_DECREF(text);
         Py_RETURN_NONE;
     }

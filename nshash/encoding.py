@@ -84,20 +84,31 @@ def _c1_bytes(error: UnicodeError) -> tuple[bytes, int]:
 codecs.register_error(_C1_ERRORS, _c1_bytes)
 #: Pages decoded wrongly twice over are decoded again this many times at most.
 MOJIBAKE_ROUNDS: Final = 3
-#: A misread page whose bytes are not UTF-8 is read as GB18030 (GBK and GB2312 are subsets: Chinese pages
-#: that declare their charset in a ``<meta>`` tag only) when at least this share of its bytes are not ASCII
-#: (Chinese text: two in three; Western text: a few accented letters or curly quotes in a hundred, which
-#: GB18030 may read: ``’t`` is one character), ...
+#: A page read as Latin-1 whose bytes are not UTF-8 is a Chinese page's bytes, GB18030 (GBK, GB2312) or
+#: Big5 (a site that names its charset in a ``<meta>`` tag only: :func:`read_as_chinese`), when at least
+#: this share of them are past ASCII (Chinese text: two in three; Western text: a few accented letters in a
+#: hundred, which GB18030 may read: ``é`` and the letter after it are one character) ...
 GB_BYTES: Final = 0.3
-#: ... at least this many (eight Chinese characters; a short Latin-1 title, ``Éléphant``, reads as two) ...
+#: ... and at least this many (eight Chinese characters; a short Latin-1 title, ``Éléphant``, reads as two) ...
 GB_MIN_BYTES: Final = 16
 #: ... or, whatever their share, this many (a raw HTML page's markup and scripts leave 1-23% of its bytes
 #: past ASCII: 14 of 16 real Chinese HTML pages; no Western text of 256 accented letters has every one
-#: followed by a byte GB18030 takes, never by a space, a comma or a line end) ...
+#: followed by a byte GB18030 takes, never by a space, a comma or a line end).
 GB_MANY_BYTES: Final = 256
-#: ... and then the text so read holds one of these (Chinese text's commonest marks and character: a text
-#: of no-break spaces each before a letter, ``word\xa0word``, reads as rare ideographs and none of them).
-GB_MARKS: Final = "，。的"
+#: Chinese text's commonest characters and marks, simplified and traditional.  Of the readings of a page's
+#: bytes (:data:`CHINESE_CODECS`), the one holding most of them is the page: Big5 bytes read as GB18030 (or
+#: GB18030 as Big5, where it can) give rare characters.  A page past :data:`GB_MANY_BYTES` but not dense
+#: must hold one (a text of no-break spaces each before a letter, ``word\xa0word``, reads as rare
+#: ideographs and none of these).
+COMMON_CHINESE: Final = (
+    "的一是不了在人有我他这這个個们們中来來上大为為和国國地到以说說时時要就出也得里裡后後自会會家可下而过過"
+    "天去能对對小多然于於心学學之都好看起发發当當没沒成只如事把还還用第样樣道想作种種开開从從无無现現前些所同"
+    "日手又行意动動方它头頭经經长長回位分因很给給名法间間知什两兩次使者被高已其进進此话話常与與正，。、「」"
+)
+#: The readings tried, in order (the first wins a tie): GB18030 (GBK, GB2312) and Big5 (with Hong Kong's
+#: characters: big5hkscs holds Big5).
+CHINESE_CODECS: Final = ("gb18030", "big5hkscs")
+_NOT_COMMON: Final = {ord(char): None for char in COMMON_CHINESE}
 #: ... and at least this share of its characters so read that are not ASCII are CJK (half: Chinese text's
 #: own quotes and dashes, “”‘’—…, are not; bytes of no text read as symbols of every script).
 GB_CJK: Final = 0.5
@@ -117,19 +128,16 @@ def repair_mojibake(text: str) -> str:
     surrogates), that is the page, repeated for a page decoded wrongly twice,
     :data:`MOJIBAKE_ROUNDS` times at most.  Bytes read as Latin-1 (what
     ``requests`` does; not Windows-1252) that are not UTF-8 are read as
-    GB18030 when :data:`GB_BYTES` of them, and :data:`GB_MIN_BYTES` at least,
-    or :data:`GB_MANY_BYTES` whatever their share (then holding one of
-    :data:`GB_MARKS`), are not ASCII and the result is :data:`GB_CJK` CJK
-    (:func:`read_as_gb18030`).  A text with any character
-    beyond those bytes, or Latin-1 text (``"café "`` is ``E9`` then a space,
-    neither UTF-8 nor CJK), is left as it is.  The C accelerator does the
-    same (``repaired`` in ``nshash/_mojibake.h``; it leaves the GB18030 case to
-    this), tested against this.
+    GB18030 or Big5 when they are a Chinese page's (:func:`read_as_chinese`).
+    A text with any character beyond those bytes, or Latin-1 text (``"café "``
+    is ``E9`` then a space: neither UTF-8 nor Chinese), is left as it is.  The
+    C accelerator does the same (``repaired`` in ``nshash/_mojibake.h``; it
+    hands a page that may be Chinese bytes to this), tested against this.
 
     >>> repair_mojibake("ä¸\xadæ\x96\x87 and donâ€™t")
     '中文 and don’t'
-    >>> repair_mojibake("中文".encode("gbk").decode("latin-1"))
-    '中文'
+    >>> repair_mojibake("中文的网页，八个字。".encode("gbk").decode("latin-1"))
+    '中文的网页，八个字。'
     >>> repair_mojibake("café au lait")
     'café au lait'
     """
@@ -142,30 +150,37 @@ def repair_mojibake(text: str) -> str:
             return text
         try:
             text = raw.decode("utf-8")
-        except UnicodeDecodeError:  # GB18030 read as Latin-1 (requests' reading), not as Windows-1252
+        except UnicodeDecodeError:  # Chinese bytes read as Latin-1 (requests' reading), not as Windows-1252
             latin1 = raw.decode("latin-1") == text
-            return (read_as_gb18030(raw) if latin1 else None) or text
+            return (read_as_chinese(raw) if latin1 else None) or text
     return text
 
 
-def read_as_gb18030(raw: bytes) -> str | None:
-    """``raw`` decoded as GB18030 if it is a Chinese page's bytes (:data:`GB_BYTES`, :data:`GB_MIN_BYTES`,
-    :data:`GB_MANY_BYTES`, :data:`GB_MARKS`, :data:`GB_CJK`), else ``None``.
+def read_as_chinese(raw: bytes) -> str | None:
+    """``raw`` decoded as a Chinese page's bytes, GB18030 or Big5 (:data:`CHINESE_CODECS`), else ``None``.
 
-    Big5, Shift-JIS or EUC-KR bytes may read as CJK too, other characters than
-    the page's: such a page matched nothing before either, and its copies
-    misread alike still match one another.
+    It is one when :data:`GB_BYTES` of its bytes, and :data:`GB_MIN_BYTES` at
+    least, are past ASCII, or :data:`GB_MANY_BYTES` whatever their share; of
+    the codecs that decode it strictly into a text :data:`GB_CJK` of whose
+    characters past ASCII are CJK, the one whose text holds most of
+    :data:`COMMON_CHINESE` (at least one, unless dense) reads it.  Shift-JIS
+    or EUC-KR bytes may read as CJK too, other characters than the page's:
+    such a page matched nothing before either, and its copies misread alike
+    still match one another.
     """
     high = len(raw.translate(None, _ASCII_BYTES))  # the bytes left once the ASCII ones are deleted
     dense = high >= GB_MIN_BYTES and high >= GB_BYTES * len(raw)
     if not dense and high < GB_MANY_BYTES:
         return None
-    try:
-        text = raw.decode("gb18030")
-    except UnicodeDecodeError:
-        return None
-    wide = len(text) - len(text.encode("ascii", errors="ignore"))
-    cjk = len(text) - len(_CJK_RE.sub("", text))
-    if cjk < GB_CJK * wide or not (dense or any(mark in text for mark in GB_MARKS)):
-        return None
-    return text
+    best, most = None, 0 if dense else 1
+    for codec in CHINESE_CODECS:
+        try:
+            text = raw.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        wide = len(text) - len(text.encode("ascii", errors="ignore"))
+        cjk = len(text) - len(_CJK_RE.sub("", text))
+        common = len(text) - len(text.translate(_NOT_COMMON))
+        if cjk >= GB_CJK * wide and ((best is None and common >= most) or common > most):
+            best, most = text, common
+    return best

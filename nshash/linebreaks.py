@@ -56,7 +56,7 @@ def edge_lengths(text: str) -> tuple[int, int]:
     A break :func:`restore_lines` or :func:`restore_edges` puts in either shortens it: that is how
     ``Features.flat`` knows a joined page's edges were broken, whatever its markup gave it.
 
-    >>> edge_lengths("  Title and more\nbody\nfooter  ")
+    >>> edge_lengths("  Title and more\\nbody\\nfooter  ")
     (14, 6)
     """
     body = text.strip()

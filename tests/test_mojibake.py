@@ -113,6 +113,17 @@ def test_bytes_that_are_neither_utf8_nor_a_chinese_page_are_left_as_they_are(tex
     assert repair_mojibake(text) == text
 
 
+TW = "臺北時間昨天晚上，一場大雨讓城市的交通陷入停頓。氣象部門表示，今年的雨季比往年來得更早！"
+
+
+@pytest.mark.parametrize("encoding", ["big5", "big5hkscs"])
+def test_a_traditional_chinese_page_in_big5_read_as_latin1_is_read_again(encoding: str) -> None:
+    page = TW + "\nLinux 6.1, 2024-05-01"
+    raw = page.encode(encoding)
+    raw.decode("gb18030")  # GB18030 reads these bytes too, as other (rarer) characters: the commoner reading wins
+    assert repair_mojibake(raw.decode("latin-1")) == page
+
+
 def test_a_raw_html_page_in_gb18030_read_as_latin1_is_read_again() -> None:
     # Markup and scripts leave few of the bytes past ASCII: read again when there are GB_MANY_BYTES of them.
     script = "<script>var config = {'ads': [1, 2, 3], 'theme': 'dark'};</script>\n" * 60
