@@ -1,5 +1,5 @@
 """Decoding the bytes of a text file (a named encoding, or one detected by charset-normalizer), and
-repairing a page whose UTF-8 bytes were decoded as Latin-1 or Windows-1252.
+repairing a page whose bytes (UTF-8, GB18030, Big5) were decoded as Latin-1 or Windows-1252.
 
 Used by :mod:`nshash.io` and the ``nshash`` command (``--encoding``).  A bad
 byte is an :class:`~nshash.errors.InputError` naming its line, like every other
@@ -82,6 +82,7 @@ def _c1_bytes(error: UnicodeError) -> tuple[bytes, int]:
 
 
 codecs.register_error(_C1_ERRORS, _c1_bytes)
+
 #: Pages decoded wrongly twice over are decoded again this many times at most.
 MOJIBAKE_ROUNDS: Final = 3
 #: A page read as Latin-1 whose bytes are not UTF-8 is a Chinese page's bytes, GB18030 (GBK, GB2312) or
@@ -93,8 +94,11 @@ GB_BYTES: Final = 0.3
 GB_MIN_BYTES: Final = 16
 #: ... or, whatever their share, this many (a raw HTML page's markup and scripts leave 1-23% of its bytes
 #: past ASCII: 14 of 16 real Chinese HTML pages; no Western text of 256 accented letters has every one
-#: followed by a byte GB18030 takes, never by a space, a comma or a line end).
+#: followed by a byte GB18030 takes, never by a space, a comma or a line end) ...
 GB_MANY_BYTES: Final = 256
+#: ... and at least this share of its characters so read that are not ASCII are CJK (half: Chinese text's
+#: own quotes and dashes, “”‘’—…, are not; bytes of no text read as symbols of every script).
+GB_CJK: Final = 0.5
 #: Chinese text's commonest characters and marks, simplified and traditional.  Of the readings of a page's
 #: bytes (:data:`CHINESE_CODECS`), the one holding most of them is the page: Big5 bytes read as GB18030 (or
 #: GB18030 as Big5, where it can) give rare characters.  A page past :data:`GB_MANY_BYTES` but not dense
@@ -109,9 +113,6 @@ COMMON_CHINESE: Final = (
 #: characters: big5hkscs holds Big5).
 CHINESE_CODECS: Final = ("gb18030", "big5hkscs")
 _NOT_COMMON: Final = {ord(char): None for char in COMMON_CHINESE}
-#: ... and at least this share of its characters so read that are not ASCII are CJK (half: Chinese text's
-#: own quotes and dashes, “”‘’—…, are not; bytes of no text read as symbols of every script).
-GB_CJK: Final = 0.5
 _ASCII_BYTES: Final = bytes(range(0x80))
 
 
