@@ -7,7 +7,7 @@
 #ifndef NSHASH_MOJIBAKE_H
 #define NSHASH_MOJIBAKE_H
 
-/* The byte a misread page's character was read from (encoding._CP1252_BYTES; below U+0100 itself); -1: none. */
+/* The byte a misread page's character was read from (encoding.CP1252_HIGH's; below U+0100 itself); -1: none. */
 static inline int misread_byte(Py_UCS4 c) {
     if (c < 0x100) return (int)c;
     if (c > 0x2122) return -1; /* past Windows-1252's last character (CJK, most of what a page holds) */
