@@ -198,7 +198,7 @@ def phrase_tables() -> list[str]:
 def write_tables() -> None:
     text = module_values("text")
     marks = module_values("fingerprint")
-    sources = "nshash/text.py, markdown.py, linebreaks.py, fold.py, fingerprint.py, encoding.py and the data files"
+    sources = "nshash/text.py, markdown.py, linebreaks.py, fold.py, fingerprint.py, encoding.py, escaped.py, data files"
     out = [f"/* Written by setup.py from {sources}: do not edit. */"]
     out.append(c_codes("noise", text["NOISE"]))
     markdown = module_values("markdown")
@@ -257,6 +257,7 @@ def write_tables() -> None:
     rounds, least, many = encoding["MOJIBAKE_ROUNDS"], encoding["GB_MIN_BYTES"], encoding["GB_MANY_BYTES"]
     out.append(f"enum {{ MOJIBAKE_ROUNDS = {rounds}, GB_MIN_BYTES = {least}, GB_MANY_BYTES = {many} }};")
     out.append(f"#define GB_BYTES {encoding['GB_BYTES']!r}")
+    out.append(f"enum {{ STRIP_ROUNDS = {module_values('escaped')['STRIP_ROUNDS']} }};")
     (PACKAGE / "_speedups_tables.h").write_text("\n".join(out) + "\n", encoding="utf-8")
 
 
@@ -301,6 +302,7 @@ setup(
                 "nshash/fold.py",
                 "nshash/_fold.h",
                 "nshash/encoding.py",
+                "nshash/escaped.py",
                 "nshash/markdown.py",
                 "nshash/members.py",
             ],

@@ -6,8 +6,9 @@
 Every page of every corpus file is transformed the same way (line ends,
 markup, every line of a page joined by spaces, only the pages of some
 sites joined, half of all pages joined whatever their site, half of them
-quoted and wrapped as a mail carries them, or half of them read in the wrong
-encoding, as a crawler without the page's charset reads them), then each
+quoted and wrapped as a mail carries them, half of them read in the wrong
+encoding, as a crawler without the page's charset reads them, or half of them
+as a feed's items), then each
 method runs on the file as ``run_quality.py`` does.
 ``run_variants.py`` asks whether one text typed another way finds its source;
 here the question is what a corpus of such pages does to precision: a site's
@@ -19,6 +20,7 @@ precision of a file.
 from __future__ import annotations
 
 import argparse
+import html
 import re
 import statistics
 import sys
@@ -103,6 +105,15 @@ def _page_big5(text: str, site: str) -> str:
         return text
 
 
+def _feed_item(text: str, cdata: bool) -> str:
+    """A page as an RSS item: its first line the title, the others its description's paragraphs, escaped or in
+    a CDATA section."""
+    title, _, body = text.partition("\n")
+    paragraphs = "".join(f"<p>{html.escape(line, quote=False)}</p>" for line in body.split("\n"))  # its HTML
+    description = f"<![CDATA[{paragraphs}]]>" if cdata else html.escape(paragraphs)
+    return f"<item><title>{html.escape(title)}</title><description>{description}</description></item>"
+
+
 #: Name -> how a page (and its site's name) is transformed.
 TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     "as generated": lambda text, site: text,
@@ -120,6 +131,8 @@ TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     "half of the pages UTF-8 read as Windows-1252": _page_cp1252,
     "half of the pages GB18030 read as Latin-1": _page_gb18030,
     "half of the pages Big5 can hold, Big5 read as Latin-1": _page_big5,
+    "half of the pages as RSS items, HTML escaped": lambda text, site: _feed_item(text, False) if _half(text) else text,
+    "half of the pages as RSS items, in CDATA": lambda text, site: _feed_item(text, True) if _half(text) else text,
 }
 
 

@@ -373,8 +373,39 @@ static void strip_url_lines(Py_UCS4 *s, Py_ssize_t *len) {
  * malformed ones are not worth a second implementation on the rare pages
  * that need them); FALLBACK for what re.IGNORECASE would do that the C does not.
  */
+/* escaped.strip_cdata in place: every "<![CDATA[" deleted, then every "]]>" if there was one (one pass each,
+ * left to right, as str.replace). */
+static void strip_cdata(Py_UCS4 *s, Py_ssize_t *len) {
+    static const char *const markers[2] = {"<![CDATA[", "]]>"};
+    for (int m = 0; m < 2; m++) {
+        Py_ssize_t n = *len, k = (Py_ssize_t)strlen(markers[m]), r = 0, w = 0, found = 0;
+        while ((r = copy_to(s, r, &w, n, (Py_UCS4)markers[m][0])) < n) {
+            if (starts_with(s, r, n, markers[m], k)) {
+                r += k;
+                found++;
+            } else {
+                s[w++] = s[r++];
+            }
+        }
+        *len = w;
+        if (!found) return;
+    }
+}
+
+/* escaped.escaped_markup: whether s[0:n] holds "&lt;" before a letter, '/' and a letter, or '!'. */
+static int escaped_markup(const Py_UCS4 *s, Py_ssize_t n) {
+    for (Py_ssize_t i = find_char(s, 0, n, '&'); i < n; i = find_char(s, i + 1, n, '&')) {
+        if (!starts_with(s, i, n, "&lt;", 4) || i + 4 >= n) continue;
+        Py_UCS4 c = s[i + 4];
+        if (c == '!' || (c < 128 && Py_ISALPHA((int)c))) return 1;
+        if (c == '/' && i + 5 < n && s[i + 5] < 128 && Py_ISALPHA((int)s[i + 5])) return 1;
+    }
+    return 0;
+}
+
 static int strip_html(Py_UCS4 *s, Py_ssize_t *len) {
     if (has_char(s, *len, '<')) {
+        strip_cdata(s, len);
         strip_payloads(s, len);
         if (strip_hidden(s, len) || strip_tags(s, len, 1) || strip_tags(s, len, 0)) return FALLBACK;
     }

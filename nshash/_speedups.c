@@ -186,16 +186,18 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
     /* Below U+0100 nothing folds and no phrase starts a match (each holds a CJK character): a Latin-1 page
      * skips both passes, unless an entity unescaped brought in a wider character. */
     int wide = PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND;
-    if (o.normalize) {
-        int found = strip_html(s, &n);
-        if (found == FALLBACK) {
-            Py_INCREF(Py_None);
-            result = Py_None;
-            goto done;
+    if (o.normalize) /* text.strip_html: again while a round began with escaped markup (escaped.escaped_markup) */
+        for (int round = 0, again = 1; again && round < STRIP_ROUNDS; round++) {
+            again = escaped_markup(s, n);
+            int found = strip_html(s, &n);
+            if (found == FALLBACK) {
+                Py_INCREF(Py_None);
+                result = Py_None;
+                goto done;
+            }
+            if (found == UNESCAPE && unescape(&s, &n, &capacity) < 0) goto done;
+            wide |= found == UNESCAPE;
         }
-        if (found == UNESCAPE && unescape(&s, &n, &capacity) < 0) goto done;
-        wide |= found == UNESCAPE;
-    }
     /* Folded before the chrome is judged: a line typed in full-width letters is the same line. */
     if (o.fold && wide) {
         Py_UCS4 top = 0;

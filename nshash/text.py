@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Final
 
 from nshash.errors import DocumentDecodeError, DocumentTypeError
+from nshash.escaped import STRIP_ROUNDS, escaped_markup, strip_cdata
 from nshash.markdown import strip_links, strip_quotes, strip_url_lines
 
 #: Names of the splitting schemes.  The name is persisted with a store, so a
@@ -68,17 +69,12 @@ _HIDDEN_RE: Final = re.compile(
 )
 # Where a _HIDDEN_RE match may start: the regex is tried only there (see _strip_hidden).
 _HIDDEN_START_RE: Final = re.compile(rf"<!--|<\s*({'|'.join(HIDDEN_TAGS)})(?![a-zA-Z0-9])", re.IGNORECASE)
-# Block-level tags end a line in the rendered page; inline ones do not.  Two
-# plain substitutions: a Python callback per tag measured 3x slower.  Up to
-# 5,000 characters of attributes: real pages' tags carry long onclick
-# handlers, data- attributes and share links (0.7% of the real pages' tags
-# are over 500 characters, 0.01% over 5,000); a bound still, as text may hold
-# a "<" that no tag opens.  At 500 (before) raw HTML -> full page recall on
-# the real pages was 0.91, at 5,000 0.99 (all forms F1 0.960 -> 0.974); the
-# 95 synthetic files: recall -0.05 points on one, the rest unchanged.  Tried:
-# a tag only where a browser sees one ("<" then a letter at once): the same
-# on the real pages, but copies whose hard wrapping broke a tag's remnant
-# ("<\n/p>") lost recall on 9 zh files (-0.27 points at most).
+# Block-level tags end a line in the rendered page; inline ones do not (two plain substitutions: a Python
+# callback per tag measured 3x slower).  Up to 5,000 characters of attributes (0.7% of the real pages' tags
+# are over 500, 0.01% over 5,000; a bound still, as text may hold a "<" no tag opens): at 500, raw HTML ->
+# full page recall on the real pages was 0.91, at 5,000 0.99 (all forms F1 0.960 -> 0.974); the 95 synthetic
+# files: recall -0.05 points on one.  Tried: a tag only where a browser sees one ("<" then a letter at
+# once): the same on the real pages, but copies whose wrapping broke a tag ("<\n/p>") lost recall on 9 zh files.
 _BLOCK_TAG_RE: Final = re.compile(rf"<\s*/?\s*(?:{_BLOCK_TAGS})(?![a-zA-Z0-9])[^<>]{{0,5000}}>", re.IGNORECASE)
 _TAG_RE: Final = re.compile(r"<\s*/?\s*[a-zA-Z][^<>]{0,5000}>")
 # The payload of a base64 data: URI (an inline image, a placeholder, a font) is never text.  It is
@@ -98,22 +94,28 @@ _ENTITY_RE: Final = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-
 def strip_html(text: str) -> str:
     """Remove HTML tags and decode entities left in scraped text; Markdown's links and quotes too.
 
-    The contents of :data:`HIDDEN_TAGS` elements and comments go, and the payloads of base64 ``data:`` URIs.
+    The contents of :data:`HIDDEN_TAGS` elements and comments go, and the payloads of base64 ``data:`` URIs;
+    CDATA markers go; a page holding escaped markup is stripped again once unescaped (:mod:`nshash.escaped`).
 
     >>> strip_html("<p>A&amp;B</p><b>C</b>&nbsp;&#169;<script>var x = 1;</script>")
     '\\nA&B\\nC ©\\n'
     """
-    if "<" in text:
-        if "base64," in text:
-            text = _BASE64_RE.sub("base64,", text)
-        text = _TAG_RE.sub("", _BLOCK_TAG_RE.sub("\n", _strip_hidden(text)))
-    text = strip_url_lines(strip_quotes(strip_links(text)))
-    if "&" in text:
-        for entity, char in _COMMON_ENTITIES:
-            if entity in text:
-                text = text.replace(entity, char)
-        if "&" in text and _ENTITY_RE.search(text):
-            text = html.unescape(text)
+    for _ in range(STRIP_ROUNDS):
+        again = escaped_markup(text)
+        if "<" in text:
+            text = strip_cdata(text)
+            if "base64," in text:
+                text = _BASE64_RE.sub("base64,", text)
+            text = _TAG_RE.sub("", _BLOCK_TAG_RE.sub("\n", _strip_hidden(text)))
+        text = strip_url_lines(strip_quotes(strip_links(text)))
+        if "&" in text:
+            for entity, char in _COMMON_ENTITIES:
+                if entity in text:
+                    text = text.replace(entity, char)
+            if "&" in text and _ENTITY_RE.search(text):
+                text = html.unescape(text)
+        if not again:
+            break
     return text
 
 

@@ -79,3 +79,16 @@ def test_chinese_pages_are_their_bytes_read_as_latin1(name: str, codec: str, pag
 def test_big5_pages_are_those_big5_holds() -> None:
     transform = TRANSFORMS["half of the pages Big5 can hold, Big5 read as Latin-1"]
     assert all(transform(f"臺北 {i}©", "") == f"臺北 {i}©" for i in range(40))  # Big5 has no ©
+
+
+@pytest.mark.parametrize(
+    "name", ["half of the pages as RSS items, HTML escaped", "half of the pages as RSS items, in CDATA"]
+)
+def test_feed_items_hold_the_page(name: str) -> None:
+    transform = TRANSFORMS[name]
+    pages = [f"Title {i}\nA & B <said> one.\nThe end." for i in range(40)]
+    items = [transform(page, "") for page in pages if transform(page, "") != page]
+    assert 10 < len(items) < 30
+    assert all(item.startswith("<item><title>Title ") and item.endswith("</description></item>") for item in items)
+    escaped = "CDATA" not in name
+    assert all(("&lt;p&gt;A &amp;amp; B &amp;lt;said&amp;gt; one.&lt;/p&gt;" in item) is escaped for item in items)

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nshash import _accel, encoding, fingerprint, fold, linebreaks, markdown, text
+from nshash import _accel, encoding, escaped, fingerprint, fold, linebreaks, markdown, text
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import farmhash64
 from nshash.options import Options
@@ -100,6 +100,7 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert tables["MOJIBAKE_ROUNDS"] == encoding.MOJIBAKE_ROUNDS
     assert (tables["GB_MIN_BYTES"], tables["GB_MANY_BYTES"]) == (encoding.GB_MIN_BYTES, encoding.GB_MANY_BYTES)
     assert tables["GB_BYTES"] == encoding.GB_BYTES
+    assert tables["STRIP_ROUNDS"] == escaped.STRIP_ROUNDS
 
 
 @needs_c
@@ -171,6 +172,14 @@ _TOKENS = [
     *map(chr, _TRADITIONAL),
     *(chr(fold.t2s_table()[c]) for c in _TRADITIONAL[:20]),
     *"０９ＡＺａｚＣＰＵ！？．＿",  # full-width digits and letters fold to ASCII; the punctuation does not
+    # A feed's item: escaped markup (stripped again once unescaped) and CDATA markers (nshash/escaped.py).
+    "&lt;p&gt;",
+    "&lt;/p&gt;",
+    "&lt;!--",
+    "&lt;",
+    "&amp;lt;b&amp;gt;",
+    "<![CDATA[",
+    "]]>",
     # Taiwanese phrases, traditional and folded, one inside a longer one, and a phrase's first character alone.
     *"軟體資訊程式碼記憶體",
     "软体",

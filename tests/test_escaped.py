@@ -1,0 +1,79 @@
+"""Markup a page carries escaped or in CDATA sections (nshash/escaped.py): a feed's item is its article."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+
+import nshash
+from nshash.escaped import escaped_markup, strip_cdata
+from nshash.fingerprint import Fingerprinter
+from nshash.options import Options
+from nshash.text import strip_html
+
+STORY = [
+    "The river floods every spring, and the town has moved twice since the bridge was built.",
+    "Its mayor says the third move will be the last, because the new houses stand on the hill.",
+    "The farmers who stayed by the water plant rice now, which the floods do not harm.",
+]
+LINK = '<a href="https://example.com/hill?x=1&amp;y=2">hill</a>'
+ARTICLE = "<p>" + "</p><p>".join(STORY).replace("hill", LINK) + "</p>"
+
+
+def item(description: str) -> str:
+    return f"<item><title>The river town</title><link>https://example.com/a</link>{description}</item>"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("&lt;p&gt;A&lt;/p&gt;", True),
+        ("&lt;/div&gt;", True),
+        ("&lt;!-- a comment --&gt;", True),
+        ("a &lt; b and c &gt; d", False),
+        ("&lt;3 and &lt;/3", False),
+        ("&amp;lt;p&amp;gt; (escaped twice: the page shows an escaped tag)", False),
+        ("<p>plain markup</p>", False),
+    ],
+)
+def test_an_escaped_tag_is_a_letter_a_closing_tag_or_a_bang_after_lt(text: str, expected: bool) -> None:
+    assert escaped_markup(text) is expected
+
+
+def test_cdata_markers_go_and_their_contents_stay() -> None:
+    assert strip_cdata("<d><![CDATA[<p>A & B</p>]]></d> ]]>") == "<d><p>A & B</p></d> "
+    assert strip_cdata("no section ]]> here") == "no section ]]> here"  # a "]]>" alone is text
+    assert strip_html("<d><![CDATA[A story.]]></d>") == "A story."
+
+
+@pytest.mark.parametrize(
+    "description",
+    [f"<description>{html.escape(ARTICLE)}</description>", f"<description><![CDATA[{ARTICLE}]]></description>"],
+    ids=["escaped", "cdata"],
+)
+def test_a_feeds_item_is_its_article(description: str) -> None:
+    nsh = nshash.NSHash()
+    first = nsh.get_similar("\n".join(STORY))
+    assert nsh.get_similar(ARTICLE) == first
+    assert nsh.get_similar(item(description)) == first
+    assert "<p>" not in Fingerprinter(Options()).clean(item(description))
+
+
+def test_a_page_showing_html_is_cleaned_as_its_visible_text() -> None:
+    # Its raw HTML escapes the tags it shows; its visible text has them as tags, which cleaning strips too.
+    raw = "<p>Write each paragraph between &lt;p&gt; and &lt;/p&gt; tags, and a line break as &lt;br&gt;.</p>"
+    visible = "Write each paragraph between <p> and </p> tags, and a line break as <br>."
+    fingerprinter = Fingerprinter(Options())
+    assert fingerprinter.clean(raw) == fingerprinter.clean(visible)
+
+
+def test_a_page_is_stripped_again_while_a_round_began_with_an_escaped_tag() -> None:
+    # An item's text escapes its own "<" once more: stripped as its plain text strips "<file>".
+    assert strip_html("&lt;p&gt;Edit &amp;lt;file&amp;gt; now.&lt;/p&gt;") == strip_html("<p>Edit <file> now.</p>")
+    assert strip_html("&lt;p&gt;A &amp;amp; B&lt;/p&gt;") == "\nA & B\n"
+    # A text that begins no round with an escaped tag is stripped once: "&amp;lt;p&amp;gt;" shows "&lt;p&gt;".
+    assert strip_html("&amp;lt;p&amp;gt;A story.") == "&lt;p&gt;A story."
+    # At most STRIP_ROUNDS (3) rounds: each round strips a level and unescapes the next.
+    deep = "&lt;i&gt;&amp;lt;b&amp;gt;&amp;amp;lt;u&amp;amp;gt;&amp;amp;amp;lt;s&amp;amp;amp;gt;x"
+    assert strip_html(deep) == "<u>&lt;s&gt;x"
