@@ -402,6 +402,17 @@ def test_c_repairs_a_misread_page_as_the_specification(page: str, rounds: int, w
     assert_same(Options(normalize=normalize), _misread(page, min(rounds, 1), windows, "gb18030"))
 
 
+@pytest.mark.parametrize("windows", [False, True])
+@pytest.mark.parametrize("ascii_before", range(18))
+def test_c_finds_misread_bytes_after_any_length_of_ascii(ascii_before: int, windows: bool) -> None:
+    # The C skips ASCII a word at a time (8 Latin-1 or 4 two-byte characters): every length before and after.
+    page = "a" * ascii_before + " 北京时间昨天晚上，一场大雨让城市的交通陷入停顿。“引号”"
+    wrong = _misread(page, 1, windows)
+    assert Fingerprinter(Options()).features(wrong) == Fingerprinter(Options()).features(page)
+    assert_same(Options(), wrong)
+    assert_same(Options(), "a" * ascii_before + "don’t — “quoted”" * (ascii_before % 3))
+
+
 @settings(max_examples=300, deadline=None)
 @given(_ODD_BYTES, st.booleans())
 def test_c_reads_almost_utf8_bytes_as_the_specification(data: bytes, windows: bool) -> None:
