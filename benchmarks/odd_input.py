@@ -42,6 +42,9 @@ CASES: dict[str, tuple[str, str]] = {
     "menu-lines": ("Home | News | Sport | About\n", "menu lines"),
     "md-links": ('[a](x "', "Markdown links whose title never closes"),
     "quoted-links": ("> quoted [a](x)\n", "quoted lines holding a Markdown link"),
+    "misread-utf8": ("中文。".encode().decode("latin-1"), "UTF-8 read as Latin-1 (read again in C)"),
+    "misread-gb": ("中文。".encode("gbk").decode("latin-1"), "GBK read as Latin-1 (read again in Python)"),
+    "escaped-tags": ("&lt;p&gt;&amp;lt;b&amp;gt;", "escaped tags, escaped again (stripped in 3 rounds)"),
 }
 
 #: Peak memory growth allowed, bytes per character of the document: 3x the 4-byte

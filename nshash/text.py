@@ -77,11 +77,9 @@ _HIDDEN_START_RE: Final = re.compile(rf"<!--|<\s*({'|'.join(HIDDEN_TAGS)})(?![a-
 # once): the same on the real pages, but copies whose wrapping broke a tag ("<\n/p>") lost recall on 9 zh files.
 _BLOCK_TAG_RE: Final = re.compile(rf"<\s*/?\s*(?:{_BLOCK_TAGS})(?![a-zA-Z0-9])[^<>]{{0,5000}}>", re.IGNORECASE)
 _TAG_RE: Final = re.compile(r"<\s*/?\s*[a-zA-Z][^<>]{0,5000}>")
-# The payload of a base64 data: URI (an inline image, a placeholder, a font) is never text.  It is
-# left out before tags are stripped: a tag holding one was longer than a tag could be (500 characters then),
-# stayed in the text, and sites' logos and placeholders made raw HTML pages of different articles
-# of one site "contain" each other (real pages, all forms: precision 0.987 -> 0.992, raw HTML ->
-# full page recall 0.89 -> 0.91).
+# The payload of a base64 data: URI (an inline image, a placeholder, a font) is never text; left out before
+# tags are stripped (a tag holding one was too long to be a tag: sites' logos made raw HTML pages of one site
+# "contain" each other; real pages, all forms: precision 0.987 -> 0.992, raw HTML -> full page recall 0.89 -> 0.91).
 _BASE64_RE: Final = re.compile(r"base64,[A-Za-z0-9+/=]{64,}")
 # The entities scraped text carries most, replaced without html.unescape's
 # per-entity Python callback; anything rarer still goes through it.
