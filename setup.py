@@ -257,7 +257,11 @@ def write_tables() -> None:
     rounds, least, many = encoding["MOJIBAKE_ROUNDS"], encoding["GB_MIN_BYTES"], encoding["GB_MANY_BYTES"]
     out.append(f"enum {{ MOJIBAKE_ROUNDS = {rounds}, GB_MIN_BYTES = {least}, GB_MANY_BYTES = {many} }};")
     out.append(f"#define GB_BYTES {encoding['GB_BYTES']!r}")
-    out.append(f"enum {{ STRIP_ROUNDS = {module_values('escaped')['STRIP_ROUNDS']} }};")
+    escaped = module_values("escaped")
+    out.append(
+        f"enum {{ STRIP_ROUNDS = {escaped['STRIP_ROUNDS']}, JSON_MIN_ESCAPES = {escaped['JSON_MIN_ESCAPES']} }};"
+    )
+    out.append(f"#define JSON_SHARE {escaped['JSON_SHARE']!r}")
     (PACKAGE / "_speedups_tables.h").write_text("\n".join(out) + "\n", encoding="utf-8")
 
 

@@ -403,6 +403,22 @@ static int escaped_markup(const Py_UCS4 *s, Py_ssize_t n) {
     return 0;
 }
 
+/* escaped.json_escaped on an ASCII text: JSON_MIN_ESCAPES "\\uXXXX" escapes or more, 6 of every JSON_SHARE's
+ * worth of its characters (leftmost, not overlapping, as re.finditer). */
+static int json_escaped(const char *s, Py_ssize_t n) {
+    Py_ssize_t escapes = 0;
+    for (const char *at = memchr(s, '\\', (size_t)n); at != NULL;) {
+        Py_ssize_t i = at - s, next = i + 1;
+        if (i + 6 <= n && s[i + 1] == 'u' && Py_ISXDIGIT(s[i + 2]) && Py_ISXDIGIT(s[i + 3]) &&
+            Py_ISXDIGIT(s[i + 4]) && Py_ISXDIGIT(s[i + 5])) {
+            escapes++;
+            next = i + 6;
+        }
+        at = next < n ? memchr(s + next, '\\', (size_t)(n - next)) : NULL;
+    }
+    return escapes >= JSON_MIN_ESCAPES && 6.0 * (double)escapes >= JSON_SHARE * (double)n;
+}
+
 static int strip_html(Py_UCS4 *s, Py_ssize_t *len) {
     if (has_char(s, *len, '<')) {
         strip_cdata(s, len);

@@ -160,7 +160,11 @@ static int unescape(Py_UCS4 **s, Py_ssize_t *len, Py_ssize_t *capacity) {
 static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped) {
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
-    /* Fingerprinter.clean: first, a page whose bytes were misread is read again (encoding.repair_mojibake) */
+    /* Fingerprinter.clean: first, a JSON string's escaped form (escaped.unescape_json: Python reads it) */
+    if (o.normalize && PyUnicode_IS_ASCII(args[0]) &&
+        json_escaped((const char *)PyUnicode_DATA(args[0]), PyUnicode_GET_LENGTH(args[0])))
+        Py_RETURN_NONE;
+    /* ... then a page whose bytes were misread is read again (encoding.repair_mojibake) */
     int chinese = 0;
     PyObject *text = o.normalize ? repaired(args[0], &chinese) : Py_NewRef(args[0]);
     if (text == NULL) return NULL;

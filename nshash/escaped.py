@@ -1,4 +1,5 @@
-"""Markup a page carries escaped or in CDATA sections: a feed's items, a page that shows HTML as text.
+"""Markup a page carries escaped or in CDATA sections (a feed's items, a page that shows HTML as text), and a
+page stored as a JSON string with every character past ASCII escaped (``\\u4e2d``).
 
 An RSS or Atom item holds its article's HTML escaped (``&lt;p&gt;``) or in a
 CDATA section (``<![CDATA[<p>...]]>``); a crawler that stores the item as it
@@ -45,3 +46,45 @@ def escaped_markup(text: str) -> bool:
     (True, False)
     """
     return "&lt;" in text and _ESCAPED_TAG_RE.search(text) is not None
+
+
+#: A JSON escape: ``\\uXXXX``, or one of the two-character escapes.
+_JSON_ESCAPE_RE: Final = re.compile(r"\\u([0-9a-fA-F]{4})|\\([\"\\/bfnrt])")
+_JSON_U_RE: Final = re.compile(r"\\u[0-9a-fA-F]{4}")
+_JSON_CHARS: Final = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
+#: A text is a JSON string's escaped form (``json.dumps`` writes every character past ASCII so, by default)
+#: when it is ASCII and holds at least this many ``\\uXXXX`` escapes ...
+JSON_MIN_ESCAPES: Final = 8
+#: ... making up at least this share of its characters (a page of code that shows a few escapes is not).
+JSON_SHARE: Final = 0.3
+_SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
+
+
+def json_escaped(text: str) -> bool:
+    r"""Whether ``text`` is a JSON string's escaped form (:data:`JSON_MIN_ESCAPES`, :data:`JSON_SHARE`).
+
+    >>> json_escaped('{"text": "\\u5317\\u4eac\\u65f6\\u95f4\\u6628\\u5929\\u665a\\u4e0a"}')
+    True
+    """
+    if not text.isascii() or "\\u" not in text:
+        return False
+    escapes = sum(1 for _ in _JSON_U_RE.finditer(text))
+    return escapes >= JSON_MIN_ESCAPES and 6 * escapes >= JSON_SHARE * len(text)
+
+
+def unescape_json(text: str) -> str:
+    r"""``text`` with its JSON escapes decoded when it is a JSON string's escaped form (:func:`json_escaped`).
+
+    A crawler that writes its pages with ``json.dumps`` and a reader that takes the lines as text give
+    ``\u5317\u4eac`` for ``北京``: no CJK, no sentence end, no sentence of the page.  Surrogate pairs
+    (``\ud83d\ude00``) become their character, a lone one U+FFFD.  The C hands such a text to this.
+
+    >>> unescape_json('"\\u5317\\u4eac\\u65f6\\u95f4\\u6628\\u5929\\u665a\\u4e0a\\u3002\\n\\"OK\\""')
+    '"北京时间昨天晚上。\n"OK""'
+    """
+    if not json_escaped(text):
+        return text
+    text = _JSON_ESCAPE_RE.sub(lambda m: chr(int(m[1], 16)) if m[1] else _JSON_CHARS[m[2]], text)
+    if _SURROGATE_RE.search(text):
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text

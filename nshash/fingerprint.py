@@ -16,6 +16,7 @@ from typing import Final, NamedTuple
 
 from nshash._accel import speedups
 from nshash.encoding import repair_mojibake
+from nshash.escaped import unescape_json
 from nshash.fold import fold_chars
 from nshash.hashing import HashFunc, farmhash64
 from nshash.linebreaks import edge_lengths, restore_edges, restore_lines, unify_breaks
@@ -160,8 +161,8 @@ class Fingerprinter:
         return self._c_args if speedups is not None else None
 
     def clean(self, text: str, edges: list[str] | None = None) -> str:
-        """The page's text as it is split: misread bytes read again, markup, chrome and wrapping removed, folded,
-        lost line breaks restored.
+        """The page's text as it is split: JSON escapes and misread bytes read again, markup, chrome and wrapping
+        removed, folded, lost line breaks restored.
 
         ``edges``: receives the chrome lines dropped at the page's edges (:func:`~nshash.text.drop_chrome`).
         """
@@ -170,8 +171,8 @@ class Fingerprinter:
     def _clean(self, text: str, edges: list[str] | None = None) -> tuple[str, bool]:
         """:meth:`clean`, and whether the page came without a line break and lines were restored (``Features.flat``)."""
         opts = self.options
-        if opts.normalize:  # first: what follows reads the page's characters, not their bytes' misreading
-            text = repair_mojibake(text)
+        if opts.normalize:  # first: what follows reads the page's characters, not their escapes or bytes
+            text = repair_mojibake(unescape_json(text))
         text = unify_breaks(text)
         joined = "\n" not in text  # before markup: a joined page's block tags give it lines, not its breaks
         if opts.normalize:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import html
+import json
 
 import pytest
 
 import nshash
-from nshash.escaped import escaped_markup, strip_cdata
+from nshash.escaped import JSON_MIN_ESCAPES, escaped_markup, json_escaped, strip_cdata, unescape_json
 from nshash.fingerprint import Fingerprinter
 from nshash.options import Options
 from nshash.text import strip_html
@@ -77,3 +78,35 @@ def test_a_page_is_stripped_again_while_a_round_began_with_an_escaped_tag() -> N
     # At most STRIP_ROUNDS (3) rounds: each round strips a level and unescapes the next.
     deep = "&lt;i&gt;&amp;lt;b&amp;gt;&amp;amp;lt;u&amp;amp;gt;&amp;amp;amp;lt;s&amp;amp;amp;gt;x"
     assert strip_html(deep) == "<u>&lt;s&gt;x"
+
+
+ZH = "北京时间昨天晚上，一场大雨让城市的交通陷入停顿。\n气象部门表示，今年的雨季比往年来得更早！"
+
+
+def test_a_page_stored_as_a_json_string_is_its_page() -> None:
+    line = json.dumps({"url": "https://example.com/a", "text": ZH + '\nA line with "quotes" and a \\ too.'})
+    assert line.isascii() and json_escaped(line)
+    assert json.loads(line)["text"] in unescape_json(line)
+    nsh = nshash.NSHash()
+    first = nsh.get_similar(ZH)
+    assert nsh.get_similar(line) == first
+
+
+def test_surrogate_pairs_are_their_character_and_a_lone_one_is_a_replacement() -> None:
+    escaped = json.dumps("北京" * JSON_MIN_ESCAPES + "😀")[1:-1]  # ends in \\ud83d\\ude00
+    assert unescape_json(escaped).endswith("😀")
+    assert unescape_json(escaped + "\\ud83d") == "北京" * JSON_MIN_ESCAPES + "😀\ufffd"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'print("\\u00e9") and a page of code about Unicode escapes: ' * 3,  # few escapes for its length
+        json.dumps("北京" * 3),  # six escapes: too few
+        json.dumps("北京" * JSON_MIN_ESCAPES, ensure_ascii=False),  # not ASCII: not escaped
+        "\\u12 \\uzzzz" * 20,  # no escape at all
+    ],
+)
+def test_other_texts_with_backslashes_are_left_as_they_are(text: str) -> None:
+    assert not json_escaped(text)
+    assert unescape_json(text) == text

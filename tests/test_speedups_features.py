@@ -101,6 +101,7 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert (tables["GB_MIN_BYTES"], tables["GB_MANY_BYTES"]) == (encoding.GB_MIN_BYTES, encoding.GB_MANY_BYTES)
     assert tables["GB_BYTES"] == encoding.GB_BYTES
     assert tables["STRIP_ROUNDS"] == escaped.STRIP_ROUNDS
+    assert (tables["JSON_MIN_ESCAPES"], tables["JSON_SHARE"]) == (escaped.JSON_MIN_ESCAPES, escaped.JSON_SHARE)
 
 
 @needs_c
@@ -180,6 +181,16 @@ _TOKENS = [
     "&amp;lt;b&amp;gt;",
     "<![CDATA[",
     "]]>",
+    # A JSON string's escaped form (escaped.unescape_json): \\uXXXX, surrogates, two-character escapes.
+    "\\u5317",
+    "\\u4EAC",
+    "\\u3002",
+    "\\ud83d\\ude00",
+    "\\ud83d",
+    "\\n",
+    '\\"',
+    "\\\\",
+    "\\u12",
     # Taiwanese phrases, traditional and folded, one inside a longer one, and a phrase's first character alone.
     *"軟體資訊程式碼記憶體",
     "软体",
@@ -400,6 +411,16 @@ _ODD_BYTES = st.lists(
 def test_c_repairs_a_misread_page_as_the_specification(page: str, rounds: int, windows: bool, normalize: bool) -> None:
     assert_same(Options(normalize=normalize), _misread(page, rounds, windows))
     assert_same(Options(normalize=normalize), _misread(page, min(rounds, 1), windows, "gb18030"))
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+def test_a_json_line_is_read_as_the_specification_reads_it(ensure_ascii: bool) -> None:
+    # A page stored as a JSON string's escaped form (escaped.unescape_json): the C hands it to Python.
+    page = " 北京时间昨天晚上，一场大雨让城市的交通陷入停顿。\n“引号” 😀 \\ / end"
+    for escapes in range(0, 40, 3):
+        line = json.dumps({"text": "a" * escapes + page * (escapes // 6)}, ensure_ascii=ensure_ascii)
+        assert_same(Options(), line)
+        assert_same(Options(), line.replace("\\u", "\\u0", 1))
 
 
 @pytest.mark.parametrize("windows", [False, True])
