@@ -7,8 +7,8 @@ Every page of every corpus file is transformed the same way (line ends,
 markup, every line of a page joined by spaces, only the pages of some
 sites joined, half of all pages joined whatever their site, half of them
 quoted and wrapped as a mail carries them, half of them read in the wrong
-encoding, as a crawler without the page's charset reads them, or half of them
-as a feed's items), then each
+encoding, as a crawler without the page's charset reads them, half of them
+as a feed's items, or as JSON lines read as text), then each
 method runs on the file as ``run_quality.py`` does.
 ``run_variants.py`` asks whether one text typed another way finds its source;
 here the question is what a corpus of such pages does to precision: a site's
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
 import re
 import statistics
 import sys
@@ -133,6 +134,8 @@ TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     "half of the pages Big5 can hold, Big5 read as Latin-1": _page_big5,
     "half of the pages as RSS items, HTML escaped": lambda text, site: _feed_item(text, False) if _half(text) else text,
     "half of the pages as RSS items, in CDATA": lambda text, site: _feed_item(text, True) if _half(text) else text,
+    # A crawl written with json.dumps (every character past ASCII escaped) and read back as lines of text.
+    "half of the pages as JSON lines": lambda text, site: json.dumps({"text": text}) if _half(text) else text,
 }
 
 

@@ -92,3 +92,11 @@ def test_feed_items_hold_the_page(name: str) -> None:
     assert all(item.startswith("<item><title>Title ") and item.endswith("</description></item>") for item in items)
     escaped = "CDATA" not in name
     assert all(("&lt;p&gt;A &amp;amp; B &amp;lt;said&amp;gt; one.&lt;/p&gt;" in item) is escaped for item in items)
+
+
+def test_json_lines_hold_the_page() -> None:
+    transform = TRANSFORMS["half of the pages as JSON lines"]
+    pages = [f"文章 {i}\n“引号”" for i in range(40)]
+    lines = [transform(page, "") for page in pages if transform(page, "") != page]
+    assert 10 < len(lines) < 30
+    assert all(line.isascii() and "\\u6587" in line for line in lines)
