@@ -45,6 +45,7 @@ CASES: dict[str, tuple[str, str]] = {
     "misread-utf8": ("中文。".encode().decode("latin-1"), "UTF-8 read as Latin-1 (read again in C)"),
     "misread-gb": ("中文。".encode("gbk").decode("latin-1"), "GBK read as Latin-1 (read again in Python)"),
     "escaped-tags": ("&lt;p&gt;&amp;lt;b&amp;gt;", "escaped tags, escaped again (stripped in 3 rounds)"),
+    "json-escapes": ("\\u5317\\u4eac\\u3002\\n", "a JSON string's escaped form (read in Python)"),
 }
 
 #: Peak memory growth allowed, bytes per character of the document: 3x the 4-byte

@@ -403,20 +403,25 @@ static int escaped_markup(const Py_UCS4 *s, Py_ssize_t n) {
     return 0;
 }
 
-/* escaped.json_escaped on an ASCII text: JSON_MIN_ESCAPES "\\uXXXX" escapes or more, 6 of every JSON_SHARE's
- * worth of its characters (leftmost, not overlapping, as re.finditer). */
+/* escaped.json_escaped on an ASCII text: JSON_MIN_ESCAPES "\\uXXXX" escapes or more making up JSON_SHARE of its
+ * characters, or as many escaped line breaks and no line break; escapes read left to right (re.finditer). */
 static int json_escaped(const char *s, Py_ssize_t n) {
-    Py_ssize_t escapes = 0;
+    Py_ssize_t escapes = 0, breaks = 0;
     for (const char *at = memchr(s, '\\', (size_t)n); at != NULL;) {
         Py_ssize_t i = at - s, next = i + 1;
-        if (i + 6 <= n && s[i + 1] == 'u' && Py_ISXDIGIT(s[i + 2]) && Py_ISXDIGIT(s[i + 3]) &&
-            Py_ISXDIGIT(s[i + 4]) && Py_ISXDIGIT(s[i + 5])) {
+        char c = i + 1 < n ? s[i + 1] : 0;
+        if (c == 'u' && i + 6 <= n && Py_ISXDIGIT(s[i + 2]) && Py_ISXDIGIT(s[i + 3]) && Py_ISXDIGIT(s[i + 4]) &&
+            Py_ISXDIGIT(s[i + 5])) {
             escapes++;
             next = i + 6;
+        } else if (c != 0 && strchr("\"\\/bfnrt", c) != NULL) {
+            breaks += c == 'n';
+            next = i + 2;
         }
         at = next < n ? memchr(s + next, '\\', (size_t)(n - next)) : NULL;
     }
-    return escapes >= JSON_MIN_ESCAPES && 6.0 * (double)escapes >= JSON_SHARE * (double)n;
+    if (escapes >= JSON_MIN_ESCAPES && 6.0 * (double)escapes >= JSON_SHARE * (double)n) return 1;
+    return breaks >= JSON_MIN_ESCAPES && memchr(s, '\n', (size_t)n) == NULL;
 }
 
 static int strip_html(Py_UCS4 *s, Py_ssize_t *len) {

@@ -50,12 +50,13 @@ def escaped_markup(text: str) -> bool:
 
 #: A JSON escape: ``\\uXXXX``, or one of the two-character escapes.
 _JSON_ESCAPE_RE: Final = re.compile(r"\\u([0-9a-fA-F]{4})|\\([\"\\/bfnrt])")
-_JSON_U_RE: Final = re.compile(r"\\u[0-9a-fA-F]{4}")
 _JSON_CHARS: Final = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
-#: A text is a JSON string's escaped form (``json.dumps`` writes every character past ASCII so, by default)
-#: when it is ASCII and holds at least this many ``\\uXXXX`` escapes ...
+#: A text is a JSON string's escaped form when it is ASCII and holds at least this many ``\\uXXXX`` escapes
+#: (``json.dumps`` writes every character past ASCII so, by default) ...
 JSON_MIN_ESCAPES: Final = 8
-#: ... making up at least this share of its characters (a page of code that shows a few escapes is not).
+#: ... making up at least this share of its characters (a page of code that shows a few escapes is not);
+#: or this many escaped line breaks (``\\n``) and not one line break (an English page: few escapes, but its
+#: lines are one line of text then).
 JSON_SHARE: Final = 0.3
 _SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
 
@@ -63,13 +64,19 @@ _SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
 def json_escaped(text: str) -> bool:
     r"""Whether ``text`` is a JSON string's escaped form (:data:`JSON_MIN_ESCAPES`, :data:`JSON_SHARE`).
 
+    Escapes are read left to right as JSON reads them (``\\u`` is an escaped backslash, then a ``u``).
+
     >>> json_escaped('{"text": "\\u5317\\u4eac\\u65f6\\u95f4\\u6628\\u5929\\u665a\\u4e0a"}')
     True
     """
-    if not text.isascii() or "\\u" not in text:
+    if not text.isascii() or "\\" not in text:
         return False
-    escapes = sum(1 for _ in _JSON_U_RE.finditer(text))
-    return escapes >= JSON_MIN_ESCAPES and 6 * escapes >= JSON_SHARE * len(text)
+    escapes = breaks = 0
+    for match in _JSON_ESCAPE_RE.finditer(text):
+        escapes += match[1] is not None
+        breaks += match[2] == "n"
+    dense = escapes >= JSON_MIN_ESCAPES and 6 * escapes >= JSON_SHARE * len(text)
+    return dense or (breaks >= JSON_MIN_ESCAPES and "\n" not in text)
 
 
 def unescape_json(text: str) -> str:

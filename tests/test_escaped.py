@@ -92,6 +92,15 @@ def test_a_page_stored_as_a_json_string_is_its_page() -> None:
     assert nsh.get_similar(line) == first
 
 
+def test_an_english_page_stored_as_a_json_string_is_its_page() -> None:
+    # Few escapes past ASCII, but its lines are one line of text, each break an escaped one.
+    page = "\n".join(f"Paragraph {i} of the story, long enough to be one of its keys here." for i in range(10))
+    line = json.dumps({"text": page})
+    assert line.count("\\u") == 0 and json_escaped(line)
+    assert page in unescape_json(line)
+    assert not json_escaped(line.replace("\\n", "\\n\n", 1))  # a real line break: not one line of JSON
+
+
 def test_surrogate_pairs_are_their_character_and_a_lone_one_is_a_replacement() -> None:
     escaped = json.dumps("北京" * JSON_MIN_ESCAPES + "😀")[1:-1]  # ends in \\ud83d\\ude00
     assert unescape_json(escaped).endswith("😀")
