@@ -14,6 +14,7 @@ page's visible text (whose ``<p>`` is a tag to it as well).  The C accelerator d
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Final
 
@@ -83,15 +84,38 @@ def unescape_json(text: str) -> str:
     r"""``text`` with its JSON escapes decoded when it is a JSON string's escaped form (:func:`json_escaped`).
 
     A crawler that writes its pages with ``json.dumps`` and a reader that takes the lines as text give
-    ``\u5317\u4eac`` for ``北京``: no CJK, no sentence end, no sentence of the page.  Surrogate pairs
-    (``\ud83d\ude00``) become their character, a lone one U+FFFD.  The C hands such a text to this.
+    ``\u5317\u4eac`` for ``北京``: no CJK, no sentence end, no sentence of the page.  A text that is a JSON
+    document becomes its strings, a line each (``{"url": ..., "text": ...}``: the URL, then the page), any
+    other has its escapes decoded where they stand.  Surrogate pairs (``\ud83d\ude00``) become their
+    character, a lone one U+FFFD.  The C hands such a text to this.
 
     >>> unescape_json('"\\u5317\\u4eac\\u65f6\\u95f4\\u6628\\u5929\\u665a\\u4e0a\\u3002\\n\\"OK\\""')
-    '"北京时间昨天晚上。\n"OK""'
+    '北京时间昨天晚上。\n"OK"'
     """
     if not json_escaped(text):
         return text
-    text = _JSON_ESCAPE_RE.sub(lambda m: chr(int(m[1], 16)) if m[1] else _JSON_CHARS[m[2]], text)
+    strings = _json_strings(text)
+    if strings:
+        text = "\n".join(strings)
+    else:
+        text = _JSON_ESCAPE_RE.sub(lambda m: chr(int(m[1], 16)) if m[1] else _JSON_CHARS[m[2]], text)
     if _SURROGATE_RE.search(text):
         text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     return text
+
+
+def _json_strings(text: str) -> list[str]:
+    """The strings of ``text`` if it is a JSON document (an object's values, not its keys), in order; else ``[]``."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return []
+    found: list[str] = []
+    stack = [value]
+    while stack:  # depth first, in order, without recursion (a document may nest deeply)
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, (dict, list)):
+            stack.extend(reversed(list(item.values()) if isinstance(item, dict) else item))
+    return found
