@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import html
 import json
+import random
 
 import pytest
 
 import nshash
+from nshash import escaped
 from nshash.escaped import JSON_MIN_ESCAPES, escaped_markup, json_escaped, strip_cdata, unescape_json
 from nshash.fingerprint import Fingerprinter
 from nshash.options import Options
@@ -119,3 +121,17 @@ def test_surrogate_pairs_are_their_character_and_a_lone_one_is_a_replacement() -
 def test_other_texts_with_backslashes_are_left_as_they_are(text: str) -> None:
     assert not json_escaped(text)
     assert unescape_json(text) == text
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 7, 64])
+def test_escapes_are_decoded_slice_by_slice_as_whole(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
+    # Slices are cut where an escape begins (an even run of backslashes before it): "\\\\u" stays whole.
+    rng = random.Random(size)
+    tokens = ["\\u4e2d", "\\\\", "\\n", "\\", "u12", '\\"', "\\/", "ab", "\\ud83d\\ude00"]
+    texts = ["".join(rng.choice(tokens) for _ in range(rng.randrange(60))) for _ in range(300)]
+    whole = [escaped._unescaped(text) for text in texts]
+    monkeypatch.setattr(escaped, "_SLICE", size)
+    for text, expected in zip(texts, whole):
+        slices = escaped._escape_slices(text)
+        assert "".join(slices) == text
+        assert "".join(map(escaped._unescaped, slices)) == expected
