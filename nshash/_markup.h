@@ -367,12 +367,6 @@ static void strip_url_lines(Py_UCS4 *s, Py_ssize_t *len) {
     *len = w;
 }
 
-/*
- * strip_html: 0; UNESCAPE when html.unescape must still run on the result
- * (the caller calls it: the standard's 2,000 entities and its rules for
- * malformed ones are not worth a second implementation on the rare pages
- * that need them); FALLBACK for what re.IGNORECASE would do that the C does not.
- */
 /* escaped.strip_cdata in place: every "<![CDATA[" deleted, then every "]]>" if there was one (one pass each,
  * left to right, as str.replace). */
 static void strip_cdata(Py_UCS4 *s, Py_ssize_t *len) {
@@ -424,6 +418,12 @@ static int json_escaped(const char *s, Py_ssize_t n) {
     return breaks >= JSON_MIN_ESCAPES && memchr(s, '\n', (size_t)n) == NULL;
 }
 
+/*
+ * strip_html: 0; UNESCAPE when html.unescape must still run on the result
+ * (the caller calls it: the standard's 2,000 entities and its rules for
+ * malformed ones are not worth a second implementation on the rare pages
+ * that need them); FALLBACK for what re.IGNORECASE would do that the C does not.
+ */
 static int strip_html(Py_UCS4 *s, Py_ssize_t *len) {
     if (has_char(s, *len, '<')) {
         strip_cdata(s, len);

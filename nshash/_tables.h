@@ -201,8 +201,8 @@ static PyObject *tables(PyObject *self, PyObject *unused) {
     }
     PyObject *entities = names_tuple(entity_names, N_ENTITY_CHARS);
     return Py_BuildValue(
-        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsisisisisisisdsisisisisy#sy#sy#sKsNsNsisisisdsisisd}", "NOISE", codes_str(noise, N_NOISE),
-        "default_single",
+        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsisisisisisisdsisisisisy#sy#sy#sKsNsNsisisisdsisisd}", "NOISE",
+        codes_str(noise, N_NOISE), "default_single",
         codes_str(delims_default_single, N_DELIMS_DEFAULT_SINGLE), "default_pair",
         codes_str(delims_default_pair, N_DELIMS_DEFAULT_PAIR), "design_single",
         codes_str(delims_design_single, N_DELIMS_DESIGN_SINGLE), "design_pair",
@@ -218,9 +218,10 @@ static PyObject *tables(PyObject *self, PyObject *unused) {
         WRAP_MIN, "WRAP_LOWER", WRAP_LOWER, "CHROME_KEEP", CHROME_KEEP, "CHROME_PROSE", CHROME_PROSE, "FLAT_LINE",
         FLAT_LINE, "FLAT_EDGE", FLAT_EDGE, "FLAT_PIECE", FLAT_PIECE, "TAIL_MARK",
         tail_mark, (Py_ssize_t)TAIL_MARK_LEN, "LINE_MARK", line_mark, (Py_ssize_t)LINE_MARK_LEN, "WHOLE_TEXT_PREFIX",
-        doc_prefix, (Py_ssize_t)DOC_PREFIX_LEN, "NO_KEY", (unsigned long long)NO_KEY, "NOTICE_MARKERS", notice_tuple(), "CP1252_HIGH",
-        codes_str(cp1252_high, N_CP1252_HIGH), "MOJIBAKE_ROUNDS", MOJIBAKE_ROUNDS,
-        "GB_MIN_BYTES", GB_MIN_BYTES, "GB_MANY_BYTES", GB_MANY_BYTES, "GB_BYTES", GB_BYTES, "STRIP_ROUNDS", STRIP_ROUNDS,
+        doc_prefix, (Py_ssize_t)DOC_PREFIX_LEN, "NO_KEY", (unsigned long long)NO_KEY, "NOTICE_MARKERS", notice_tuple(),
+        /* encoding.py and escaped.py */
+        "CP1252_HIGH", codes_str(cp1252_high, N_CP1252_HIGH), "MOJIBAKE_ROUNDS", MOJIBAKE_ROUNDS, "GB_MIN_BYTES",
+        GB_MIN_BYTES, "GB_MANY_BYTES", GB_MANY_BYTES, "GB_BYTES", GB_BYTES, "STRIP_ROUNDS", STRIP_ROUNDS,
         "JSON_MIN_ESCAPES", JSON_MIN_ESCAPES, "JSON_SHARE", JSON_SHARE);
 fail:
     Py_XDECREF(fold);

@@ -8,8 +8,10 @@ the item never found its article.  :func:`~nshash.text.strip_html` therefore
 drops CDATA markers with the tags, and strips a page again once its entities
 are unescaped when it held an escaped tag (:func:`escaped_markup`;
 :data:`STRIP_ROUNDS` rounds at most), which is what it does to the same
-page's visible text (whose ``<p>`` is a tag to it as well).  The C accelerator does the same (``strip_cdata`` and
-``escaped_markup`` in ``nshash/_markup.h``), tested against this.
+page's visible text (whose ``<p>`` is a tag to it as well).  A JSON line read
+as text is read as the JSON it is (:func:`unescape_json`).  The C accelerator
+does the same (``strip_cdata``, ``escaped_markup`` and ``json_escaped`` in
+``nshash/_markup.h``; it hands a JSON line to Python), tested against this.
 """
 
 from __future__ import annotations
@@ -49,14 +51,14 @@ def escaped_markup(text: str) -> bool:
     return "&lt;" in text and _ESCAPED_TAG_RE.search(text) is not None
 
 
-#: A JSON escape: ``\\uXXXX``, or one of the two-character escapes.
+#: A JSON escape: ``\uXXXX``, or one of the two-character escapes.
 _JSON_ESCAPE_RE: Final = re.compile(r"\\u([0-9a-fA-F]{4})|\\([\"\\/bfnrt])")
 _JSON_CHARS: Final = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
-#: A text is a JSON string's escaped form when it is ASCII and holds at least this many ``\\uXXXX`` escapes
+#: A text is a JSON string's escaped form when it is ASCII and holds at least this many ``\uXXXX`` escapes
 #: (``json.dumps`` writes every character past ASCII so, by default) ...
 JSON_MIN_ESCAPES: Final = 8
 #: ... making up at least this share of its characters (a page of code that shows a few escapes is not);
-#: or this many escaped line breaks (``\\n``) and not one line break (an English page: few escapes, but its
+#: or this many escaped line breaks (``\n``) and not one line break (an English page: few escapes, but its
 #: lines are one line of text then).
 JSON_SHARE: Final = 0.3
 _SURROGATE_RE: Final = re.compile("[\ud800-\udfff]")
