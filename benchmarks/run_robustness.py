@@ -60,17 +60,13 @@ def _half(text: str) -> bool:
     return zlib.crc32(text.encode("utf-8")) % 2 == 0
 
 
-def _page_joined(text: str, site: str) -> str:
-    """Half of the pages joined, whatever their site: a corpus merged from a dataset that kept line breaks
-    and one that removed them."""
-    return _joined(text) if _half(text) else text
+def _half_of(transform: Callable[[str], str]) -> Callable[[str, str], str]:
+    """``transform`` applied to half of the pages (:func:`_half`), whatever their site."""
+    return lambda text, site: transform(text) if _half(text) else text
 
 
-def _page_quoted(text: str, site: str) -> str:
-    """Half of the pages, whatever their site, quoted and wrapped at 72 columns as a mail or a newsletter carries
-    them (``> `` before every line)."""
-    if not _half(text):
-        return text
+def _quoted(text: str) -> str:
+    """Quoted and wrapped at 72 columns as a mail or a newsletter carries a page (``> `` before every line)."""
     return "\n".join("> " + part for line in text.split("\n") for part in textwrap.wrap(line, 72) or [""])
 
 
@@ -78,32 +74,17 @@ def _page_quoted(text: str, site: str) -> str:
 _CP1252 = {byte: bytes([byte]).decode("cp1252", errors="ignore") or chr(byte) for byte in range(0x80, 0xA0)}
 
 
-def _page_latin1(text: str, site: str) -> str:
-    """Half of the pages, whatever their site, as ``requests`` reads a UTF-8 page served without a charset
-    (``Response.text``: ISO-8859-1)."""
-    return text.encode("utf-8").decode("latin-1") if _half(text) else text
+def _read_as_latin1(encoding: str) -> Callable[[str], str]:
+    """A page served in ``encoding`` without a charset, read as ``requests`` reads it (``Response.text``:
+    ISO-8859-1); left as it is when ``encoding`` lacks one of its characters (Big5: simplified Chinese)."""
 
+    def misread(text: str) -> str:
+        try:
+            return text.encode(encoding).decode("latin-1")
+        except UnicodeEncodeError:
+            return text
 
-def _page_cp1252(text: str, site: str) -> str:
-    """Half of the pages, whatever their site, read as Windows-1252 by a crawler that took them for it."""
-    return text.encode("utf-8").decode("latin-1").translate(_CP1252) if _half(text) else text
-
-
-def _page_gb18030(text: str, site: str) -> str:
-    """Half of the pages, whatever their site, served in GB18030 (GBK, GB2312: a Chinese site that names its
-    charset in a ``<meta>`` tag only) and read as ``requests`` reads them (ISO-8859-1)."""
-    return text.encode("gb18030").decode("latin-1") if _half(text) else text
-
-
-def _page_big5(text: str, site: str) -> str:
-    """Half of the pages Big5 can hold, whatever their site, served in Big5 (a Taiwanese or Hong Kong site that
-    names its charset in a ``<meta>`` tag only) and read as ``requests`` reads them (ISO-8859-1)."""
-    if not _half(text):
-        return text
-    try:
-        return text.encode("big5").decode("latin-1")
-    except UnicodeEncodeError:  # a character Big5 lacks (simplified Chinese, most symbols)
-        return text
+    return misread
 
 
 def _feed_item(text: str, cdata: bool) -> str:
@@ -126,16 +107,21 @@ TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     "no-break space after periods": lambda text, site: text.replace(". ", ".\xa0"),
     "every page's lines joined": lambda text, site: _joined(text),
     f"{SITE_SHARE:.0%} of the sites' lines joined": _site_joined,
-    "half of the pages joined, any site": _page_joined,
-    "half of the pages quoted and wrapped at 72": _page_quoted,
-    "half of the pages UTF-8 read as Latin-1": _page_latin1,
-    "half of the pages UTF-8 read as Windows-1252": _page_cp1252,
-    "half of the pages GB18030 read as Latin-1": _page_gb18030,
-    "half of the pages Big5 can hold, Big5 read as Latin-1": _page_big5,
-    "half of the pages as RSS items, HTML escaped": lambda text, site: _feed_item(text, False) if _half(text) else text,
-    "half of the pages as RSS items, in CDATA": lambda text, site: _feed_item(text, True) if _half(text) else text,
+    # Two datasets of one crawl merged, one that kept line breaks and one that removed them.
+    "half of the pages joined, any site": _half_of(_joined),
+    "half of the pages quoted and wrapped at 72": _half_of(_quoted),
+    "half of the pages UTF-8 read as Latin-1": _half_of(_read_as_latin1("utf-8")),
+    # A crawler that took the pages for Windows-1252.
+    "half of the pages UTF-8 read as Windows-1252": _half_of(
+        lambda text: text.encode().decode("latin-1").translate(_CP1252)
+    ),
+    # GB18030 (GBK, GB2312) and Big5: Chinese sites that name their charset in a <meta> tag only.
+    "half of the pages GB18030 read as Latin-1": _half_of(_read_as_latin1("gb18030")),
+    "half of the pages Big5 can hold, Big5 read as Latin-1": _half_of(_read_as_latin1("big5")),
+    "half of the pages as RSS items, HTML escaped": _half_of(lambda text: _feed_item(text, False)),
+    "half of the pages as RSS items, in CDATA": _half_of(lambda text: _feed_item(text, True)),
     # A crawl written with json.dumps (every character past ASCII escaped) and read back as lines of text.
-    "half of the pages as JSON lines": lambda text, site: json.dumps({"text": text}) if _half(text) else text,
+    "half of the pages as JSON lines": _half_of(lambda text: json.dumps({"text": text})),
 }
 
 
