@@ -257,6 +257,8 @@ def write_tables() -> None:
     rounds, least, many = encoding["MOJIBAKE_ROUNDS"], encoding["GB_MIN_BYTES"], encoding["GB_MANY_BYTES"]
     out.append(f"enum {{ MOJIBAKE_ROUNDS = {rounds}, GB_MIN_BYTES = {least}, GB_MANY_BYTES = {many} }};")
     out.append(f"#define GB_BYTES {encoding['GB_BYTES']!r}")
+    out.append(c_codes("gbk_marks", encoding["GBK_MARKS"]))
+    out.append(f"enum {{ GBK_MIN_MARKS = {encoding['GBK_MIN_MARKS']} }};")
     escaped = module_values("escaped")
     out.append(
         f"enum {{ STRIP_ROUNDS = {escaped['STRIP_ROUNDS']}, JSON_MIN_ESCAPES = {escaped['JSON_MIN_ESCAPES']} }};"

@@ -87,6 +87,12 @@ def _read_as_latin1(encoding: str) -> Callable[[str], str]:
     return misread
 
 
+def _read_as_gbk(codec: str, errors: str) -> Callable[[str], str]:
+    """A UTF-8 page decoded as ``codec`` with ``errors``, as a Chinese crawler that takes every page for GBK does
+    (``raw.decode("gbk", "ignore")``): the bytes ``codec`` cannot read are lost."""
+    return lambda text: text.encode("utf-8").decode(codec, errors)
+
+
 def _feed_item(text: str, cdata: bool) -> str:
     """A page as an RSS item: its first line the title, the others its description's paragraphs, escaped or in
     a CDATA section."""
@@ -118,6 +124,9 @@ TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     # GB18030 (GBK, GB2312) and Big5: Chinese sites that name their charset in a <meta> tag only.
     "half of the pages GB18030 read as Latin-1": _half_of(_read_as_latin1("gb18030")),
     "half of the pages Big5 can hold, Big5 read as Latin-1": _half_of(_read_as_latin1("big5")),
+    # Chinese crawlers that take every page for GBK: what a page's UTF-8 bytes lose read so.
+    "half of the pages UTF-8 read as GBK, ignoring errors": _half_of(_read_as_gbk("gbk", "ignore")),
+    "half of the pages UTF-8 read as GB18030, errors replaced": _half_of(_read_as_gbk("gb18030", "replace")),
     "half of the pages as RSS items, HTML escaped": _half_of(lambda text: _feed_item(text, False)),
     "half of the pages as RSS items, in CDATA": _half_of(lambda text: _feed_item(text, True)),
     # A crawl written with json.dumps (every character past ASCII escaped) and read back as lines of text.

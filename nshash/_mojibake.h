@@ -2,7 +2,8 @@
  * nshash/_mojibake.h: nshash.encoding.repair_mojibake in C: a page whose UTF-8
  * bytes were read as Latin-1 or Windows-1252, decoded again.  A page read as
  * Latin-1 whose bytes are not UTF-8 but may be a Chinese page's, GB18030 or
- * Big5 (encoding.read_as_chinese), is left to Python.  Included by _speedups.c only.
+ * Big5 (encoding.read_as_chinese), and one that may be UTF-8 read as GBK (encoding.read_utf8_as_gbk), are
+ * left to Python.  Included by _speedups.c only.
  */
 #ifndef NSHASH_MOJIBAKE_H
 #define NSHASH_MOJIBAKE_H
@@ -77,10 +78,30 @@ static int may_be_chinese(const Py_UCS1 *data, Py_ssize_t n) {
     return high >= GB_MANY_BYTES || (high >= GB_MIN_BYTES && (double)high >= GB_BYTES * (double)n);
 }
 
+/* A bit for each of encoding.GBK_MARKS (BMP characters): 8 KB, one lookup a character. */
+static uint64_t gbk_mark_bits[0x10000 / 64];
+
+static void init_gbk_marks(void) {
+    for (int i = 0; i < N_GBK_MARKS; i++) gbk_mark_bits[gbk_marks[i] >> 6] |= 1ULL << (gbk_marks[i] & 63);
+}
+
+/* encoding.read_utf8_as_gbk's first test: GBK_MIN_MARKS of GBK_MARKS in a two- or four-byte text. */
+static int may_be_utf8_as_gbk(int kind, const void *data, Py_ssize_t n) {
+    Py_ssize_t found = 0;
+    if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *s = data;
+        for (Py_ssize_t i = 0; i < n; i++) found += (gbk_mark_bits[s[i] >> 6] >> (s[i] & 63)) & 1;
+    } else if (kind == PyUnicode_4BYTE_KIND) {
+        const Py_UCS4 *s = data;
+        for (Py_ssize_t i = 0; i < n; i++) found += s[i] < 0x10000 && ((gbk_mark_bits[s[i] >> 6] >> (s[i] & 63)) & 1);
+    }
+    return found >= GBK_MIN_MARKS;
+}
+
 /*
  * encoding.repair_mojibake: a new reference to the text decoded again, or to
  * text itself; NULL on error.  *python: the page may be GB18030 or Big5 read
- * as Latin-1, which Python reads (encoding.read_as_chinese).
+ * as Latin-1, or UTF-8 read as GBK, which Python reads (encoding.read_as_chinese, read_utf8_as_gbk).
  */
 static PyObject *repaired(PyObject *text, int *python) {
     *python = 0;
@@ -89,11 +110,13 @@ static PyObject *repaired(PyObject *text, int *python) {
         int kind = PyUnicode_KIND(text);
         const void *data = PyUnicode_DATA(text);
         Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-        if (kind == PyUnicode_4BYTE_KIND) break; /* a character past U+FFFF: no byte gives it */
-        int found = misread(kind, data, n, NULL); /* a page not misread: read once, no copy */
+        /* A character past U+FFFF: no single byte gives it (UTF-8 read as GBK, maybe) */
+        int found = kind == PyUnicode_4BYTE_KIND ? NOT_BYTES : misread(kind, data, n, NULL); /* read once, no copy */
         if (found != UTF8) {
-            /* Only a Latin-1 text (all below U+0100: the one-byte kind) was read as requests reads. */
-            *python = found == OTHER_BYTES && kind == PyUnicode_1BYTE_KIND && may_be_chinese(data, n);
+            /* Only a Latin-1 text (all below U+0100: the one-byte kind) was read as requests reads; a wider one
+             * holding the marks has a character no byte gives, wherever misread stopped. */
+            *python = kind == PyUnicode_1BYTE_KIND ? found == OTHER_BYTES && may_be_chinese(data, n)
+                                                   : may_be_utf8_as_gbk(kind, data, n);
             break;
         }
         unsigned char *raw = PyMem_RawMalloc((size_t)n);

@@ -497,6 +497,7 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     prime_out = 1;
     for (int i = 0; i < GRAM - 1; i++) prime_out *= PRIME;
     if (init_tables() < 0) return PyErr_NoMemory();
+    init_gbk_marks();
     PyObject *html = PyImport_ImportModule("html");
     if (html == NULL) return NULL;
     html_unescape = PyObject_GetAttrString(html, "unescape");

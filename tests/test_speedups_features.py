@@ -413,6 +413,21 @@ def test_c_repairs_a_misread_page_as_the_specification(page: str, rounds: int, w
     assert_same(Options(normalize=normalize), _misread(page, min(rounds, 1), windows, "gb18030"))
 
 
+# UTF-8 read as GBK (encoding.read_utf8_as_gbk): Chinese text, its punctuation, ASCII and the marks themselves.
+_GBK_TOKENS = ("北京时间昨天晚上", "一场大雨", "的", "。", "，", "：", "中文", " ", "\n", "a1")
+_GBK_PAGE = st.lists(
+    st.sampled_from([*_GBK_TOKENS, "涓", "銆", "😀", "é", "’s", "“", "—"]),
+    max_size=80,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_GBK_PAGE, st.sampled_from(["gbk", "gb18030", "gb2312"]), st.sampled_from(["ignore", "replace"]), st.booleans())
+def test_c_reads_utf8_read_as_gbk_as_the_specification(page: str, codec: str, errors: str, normalize: bool) -> None:
+    assert_same(Options(normalize=normalize), page)
+    assert_same(Options(normalize=normalize), page.encode("utf-8").decode(codec, errors))
+
+
 @pytest.mark.parametrize("ensure_ascii", [True, False])
 def test_a_json_line_is_read_as_the_specification_reads_it(ensure_ascii: bool) -> None:
     # A page stored as a JSON string's escaped form (escaped.unescape_json): the C hands it to Python.
