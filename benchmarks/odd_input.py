@@ -46,6 +46,8 @@ CASES: dict[str, tuple[str, str]] = {
     "misread-gb": ("中文。".encode("gbk").decode("latin-1"), "GBK read as Latin-1 (read again in Python)"),
     "escaped-tags": ("&lt;p&gt;&amp;lt;b&amp;gt;", "escaped tags, escaped again (stripped in 3 rounds)"),
     "json-escapes": ("\\u5317\\u4eac\\u3002\\n", "a JSON string's escaped form (read in Python)"),
+    "misread-as-gbk": ("北京的新闻。".encode().decode("gb18030", "replace"), "UTF-8 read as GB18030 (read in Python)"),
+    "gbk-lost-bytes": ("这是我的。\n".encode().decode("gbk", "ignore"), "UTF-8 read as GBK, a byte lost in each line"),
 }
 
 #: Peak memory growth allowed, bytes per character of the document: 3x the 4-byte

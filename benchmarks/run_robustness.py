@@ -124,7 +124,9 @@ TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     # GB18030 (GBK, GB2312) and Big5: Chinese sites that name their charset in a <meta> tag only.
     "half of the pages GB18030 read as Latin-1": _half_of(_read_as_latin1("gb18030")),
     "half of the pages Big5 can hold, Big5 read as Latin-1": _half_of(_read_as_latin1("big5")),
-    # Chinese crawlers that take every page for GBK: what a page's UTF-8 bytes lose read so.
+    # Chinese crawlers that take every page for GBK (requests with encoding = "gbk" replaces what GBK cannot
+    # read, raw.decode("gbk", "ignore") drops it): what a page's UTF-8 bytes lose read so.
+    "half of the pages UTF-8 read as GBK, errors replaced": _half_of(_read_as_gbk("gbk", "replace")),
     "half of the pages UTF-8 read as GBK, ignoring errors": _half_of(_read_as_gbk("gbk", "ignore")),
     "half of the pages UTF-8 read as GB18030, errors replaced": _half_of(_read_as_gbk("gb18030", "replace")),
     "half of the pages as RSS items, HTML escaped": _half_of(lambda text: _feed_item(text, False)),

@@ -10,7 +10,8 @@
  *       (line_keys, line_grams, line_ends: array('I'), see Fingerprinter._lines; site_keys, pieces: array('I'))
  *       nshash.fingerprint.Fingerprinter.features_python's result for
  *       hashfunc 'farmhash' (split: 0 'default', 1 'design', 2 'original';
- *       k = n + extra), in one call.  None when the document needs what the
+ *       k = n + extra; normalize 2: normalize a text whose JSON escapes and misread bytes Python has read
+ *       again, encoding.repair_mojibake(escaped.unescape_json(text))), in one call.  None when the document needs what the
  *       C does not reproduce (a few re.IGNORECASE cases): Python computes it
  *       then.  Rare entities go through html.unescape, called from the C.
  *   tables() -> dict: the tables the C holds, for the test against nshash.text.
@@ -88,7 +89,7 @@ typedef struct {
 /* The options as Fingerprinter passes them, checked: buffers are sized from k. */
 static int parse_options(PyObject *const *args, Py_ssize_t nargs, options *o) {
     long v[8];
-    static const long low[8] = {0, 0, 0, 0, 1, 1, 0, 0}, high[8] = {2, 1, 1, 1, 128, 1000000, 100000, 100000};
+    static const long low[8] = {0, 0, 0, 0, 1, 1, 0, 0}, high[8] = {2, 2, 1, 1, 128, 1000000, 100000, 100000};
     if (nargs != 9 || !PyUnicode_Check(args[0])) {
         PyErr_SetString(PyExc_TypeError,
                         "features(text, split, normalize, chrome, fold, k, min_len, anchor, anchor_latin) takes a str "
@@ -160,13 +161,13 @@ static int unescape(Py_UCS4 **s, Py_ssize_t *len, Py_ssize_t *capacity) {
 static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped) {
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
-    /* Fingerprinter.clean: first, a JSON string's escaped form (escaped.unescape_json: Python reads it) */
-    if (o.normalize && PyUnicode_IS_ASCII(args[0]) &&
+    /* Fingerprinter.clean: first, a JSON string's escaped form (escaped.unescape_json: Python reads it), then
+     * a page whose bytes were misread is read again (encoding.repair_mojibake); normalize 2: Python did both. */
+    if (o.normalize == 1 && PyUnicode_IS_ASCII(args[0]) &&
         json_escaped((const char *)PyUnicode_DATA(args[0]), PyUnicode_GET_LENGTH(args[0])))
         Py_RETURN_NONE;
-    /* ... then a page whose bytes were misread is read again (encoding.repair_mojibake) */
     int chinese = 0;
-    PyObject *text = o.normalize ? repaired(args[0], &chinese) : Py_NewRef(args[0]);
+    PyObject *text = o.normalize == 1 ? repaired(args[0], &chinese) : Py_NewRef(args[0]);
     if (text == NULL) return NULL;
     if (chinese) { /* Python reads it (encoding.read_as_chinese) */
         Py_DECREF(text);

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import functools
+import re
 from itertools import combinations, product
 from typing import Final
 
@@ -228,22 +229,25 @@ def read_utf8_as_gbk(text: str) -> str | None:
     >>> read_utf8_as_gbk(page.encode("utf-8").decode("gb18030", "replace"))
     '中文的网页上，有一个大的标题。我们说：这是北京的新闻。'
     >>> read_utf8_as_gbk(page.encode("utf-8").decode("gbk", "ignore"))  # GBK drops more: some guesses are wrong
-    '一文的网页上，有一一大的标高。我他说：这是北京的新闻。'
+    '一文的网页上，有一一大的标高。我什说：这是北京的新闻。'
     >>> read_utf8_as_gbk("The city’s “third move” — it’s done.".encode("utf-8").decode("gbk", "ignore"))
     'The city’s “third move  it’s done.'
     """
     if sum(text.count(mark) for mark in GBK_MARKS) < GBK_MIN_MARKS:
         return None
-    raw = b"".join(
-        b"\xff".join(part.encode("gb18030") for part in text[at : at + _SLICE].split("\ufffd"))
-        for at in range(0, len(text), _SLICE)
-    )
+    try:
+        raw = b"".join(
+            b"\xff".join(part.encode("gb18030") for part in text[at : at + _SLICE].split("\ufffd"))
+            for at in range(0, len(text), _SLICE)
+        )
+    except UnicodeEncodeError:  # a lone surrogate: no decoder gave it
+        return None
     plain = raw.decode("utf-8", errors="replace").replace("\ufffd", "")
     _, cjk, common = _counts(plain)
     if cjk == 0:
         return plain
     if common >= GBK_MIN_COMMON and common >= GBK_COMMON * cjk and common > _counts(text)[2]:
-        return raw.decode("utf-8", errors=_LOST_ERRORS)
+        return raw.decode("utf-8", errors=_LOST_GB18030 if _PRIVATE_USE.search(text) else _LOST_ERRORS)
     return None
 
 
@@ -251,6 +255,9 @@ def read_utf8_as_gbk(text: str) -> str | None:
 #: character still guessed.
 _LOST_BYTES: Final = 2
 _LOST_ERRORS: Final = "nshash.lost"
+_LOST_GB18030: Final = "nshash.lost-gb18030"
+#: Characters GB18030 reads GBK's unassigned pairs as (private use): a text holding one was read by GB18030.
+_PRIVATE_USE: Final = re.compile("[\ue000-\uf8ff]")
 
 
 @functools.cache
@@ -269,12 +276,13 @@ def _lost_forms() -> dict[bytes, str]:
     return forms
 
 
-def _restore_lost(error: UnicodeError) -> tuple[str, int]:
+def _restore_lost(error: UnicodeError, gb18030: bool) -> tuple[str, int]:
     """Reading the bytes again (:func:`read_utf8_as_gbk`): an incomplete character is the commonest its bytes allow.
 
     Its bytes are those where the decoder stopped, the continuation bytes and lost bytes after them (4 at most),
-    or fewer: the longest start that some character of :data:`COMMON_CHINESE` leaves when bytes are lost.
-    None: deleted.
+    or fewer: the longest start that :func:`_lost_0x80` reads, or that some character of
+    :data:`COMMON_CHINESE` leaves when bytes are lost.  None: deleted.  ``gb18030``: the text was read by
+    GB18030 (see :func:`_lost_0x80`).
     """
     if not isinstance(error, UnicodeDecodeError):
         raise error
@@ -283,13 +291,59 @@ def _restore_lost(error: UnicodeError) -> tuple[str, int]:
         end += 1
     forms = _lost_forms()
     for stop in range(end, start, -1):
-        char = forms.get(bytes(raw[start:stop]))
+        seen = bytes(raw[start:stop])
+        char = _lost_0x80(seen, raw[stop] if stop < len(raw) else 0, gb18030) or forms.get(seen)
         if char is not None:
             return char, stop
     return "", error.end
 
 
-codecs.register_error(_LOST_ERRORS, _restore_lost)
+def _lost_0x80(seen: bytes, after: int, gb18030: bool) -> str | None:
+    """The character ``seen`` is when each byte lost before a byte past ASCII was 0x80, ``None`` if no one is.
+
+    GB18030 loses a byte that is no pair's first (0x80), or a first byte before one no pair ends with (ASCII
+    but digits and letters): a lost byte followed by one past ASCII was 0x80.  ``U+3000``, an ideographic
+    space (a Chinese paragraph's indent), loses it always, ``。`` and ``、`` half of the time.  GBK also
+    loses the first byte of a pair it leaves unassigned (GB18030's user-defined areas, which it reads as
+    private-use characters): of a text read by GBK (``gb18030`` false), only :data:`_LIKELY` characters.
+    ``after``: the byte after ``seen``.  Of several, the commonest, else Chinese punctuation, then an
+    ideograph, the one lost last first.
+    """
+    size = 2 if 0xC2 <= seen[0] <= 0xDF else 3 if 0xE0 <= seen[0] <= 0xEF else 4 if 0xF0 <= seen[0] <= 0xF4 else 0
+    following = [*seen[1:], after]
+    if len(seen) == size:  # lost bytes replaced, in place
+        if any(byte == 0xFF and following[at] < 0x80 for at, byte in enumerate(seen)) or 0xFF not in seen:
+            return None
+        found = [_one_char(seen.replace(b"\xff", b"\x80"))]
+    elif len(seen) + 1 == size and 0xFF not in seen and after >= 0x80:  # dropped: before ASCII, it may be any
+        found = [_one_char(seen[:at] + b"\x80" + seen[at:]) for at in range(1, size)]
+    else:
+        return None
+    chars = [char for char in found if char is not None and (gb18030 or char in _LIKELY)]
+    likely = [char for char in chars if char in _LIKELY]
+    if likely:
+        return min(likely, key=_LIKELY.index)
+    # Chinese punctuation before ideographs before the rest (CJK Extension A's are rare), the one lost last first.
+    return min(
+        chars[::-1], key=lambda char: (not "\u3000" <= char <= "\u303f", not "\u4e00" <= char <= "\u9fff"), default=None
+    )
+
+
+#: The characters a byte taken for 0x80 may give in a text GBK read.
+_LIKELY: Final = COMMON_CHINESE + "\u3000"
+
+
+def _one_char(data: bytes) -> str | None:
+    """``data`` as UTF-8 when it is one character."""
+    try:
+        char = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return char if len(char) == 1 else None
+
+
+for _name, _gb18030 in ((_LOST_ERRORS, False), (_LOST_GB18030, True)):
+    codecs.register_error(_name, functools.partial(_restore_lost, gb18030=_gb18030))
 
 
 def _counts(text: str) -> tuple[int, int, int]:

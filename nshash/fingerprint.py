@@ -239,6 +239,11 @@ class Fingerprinter:
         """
         if speedups is not None and self._c_args is not None:
             found = speedups.features(text, *self._c_args)
+            if found is None and self.options.normalize:
+                # The C hands a JSON line and bytes read in another encoding to Python: once read again here,
+                # the C takes the rest of the cleaning (normalize 2: what it would have read again is read).
+                split, _, *rest = self._c_args
+                found = speedups.features(repair_mojibake(unescape_json(text)), split, 2, *rest)
             if found is not None:
                 keys, positions, doc_key, grams, slots, *lines = found  # lines: line keys ... site keys
                 return Features(keys, positions, doc_key, Sketch(grams, slots), *lines)

@@ -67,6 +67,7 @@ def test_an_english_page_read_as_gbk_gets_its_quotes_back() -> None:
         STORY,  # Chinese read right: no marks
         STORY + "涓涓细流，汇成江河。" * 2,  # 涓 is a word too: marks, but its GB18030 bytes are no UTF-8 text
         "鐨殑",  # the marks alone: nothing read from them
+        as_gbk(STORY) + "\udf24",  # a lone surrogate: no decoder gave it
         as_gbk("一个中文标题"),  # too short: too few of Chinese text's commonest characters
         STORY.encode("gbk").decode("latin-1"),  # another misreading (read_as_chinese's)
         "plain ASCII",
