@@ -100,3 +100,19 @@ def test_json_lines_hold_the_page() -> None:
     lines = [transform(page, "") for page in pages if transform(page, "") != page]
     assert 10 < len(lines) < 30
     assert all(line.isascii() and "\\u6587" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("name", "codec", "errors"),
+    [
+        ("half of the pages UTF-8 read as GBK, errors replaced", "gbk", "replace"),
+        ("half of the pages UTF-8 read as GBK, ignoring errors", "gbk", "ignore"),
+        ("half of the pages UTF-8 read as GB18030, errors replaced", "gb18030", "replace"),
+    ],
+)
+def test_utf8_pages_read_as_gbk_lose_what_gbk_cannot_read(name: str, codec: str, errors: str) -> None:
+    transform = TRANSFORMS[name]
+    pages = [f"文章 {i}：“引号”。\n北京" for i in range(40)]
+    misread = [page for page in pages if transform(page, "") != page]
+    assert 10 < len(misread) < 30
+    assert all(transform(page, "") == page.encode("utf-8").decode(codec, errors) for page in misread)
