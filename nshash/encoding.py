@@ -119,8 +119,8 @@ CHINESE_CODECS: Final = ("gb18030", "big5hkscs")
 #: What GBK (GB18030, GBK's superset) reads the UTF-8 of text's commonest characters as: ``銆`` is the first
 #: two bytes of ``。、「」《》``, ``涓`` of ``一不上中个``, ``锛`` of ``，：！？（）``, ``鐨`` and ``殑`` are ``的``
 #: (one or the other, as its bytes fall in pairs), ``鈥`` is the first two of ``’“”–—…``.  A page holding
-#: this many of them (rare characters: none in the real pages and the corpus, 10 million CJK characters; of
-#: the corpus's Chinese pages so misread, 88-100% hold each, and 80% of its English ones hold ``鈥``) may be
+#: this many of them (rare characters: none in the real pages and the corpus, 6.7 million CJK characters; of
+#: the corpus's Chinese pages so misread, 97-100% hold each, and 80% of its English ones hold ``鈥``) may be
 #: UTF-8 read as GBK (:func:`read_utf8_as_gbk`) ...
 GBK_MARKS: Final = "\u9286\u6d93\u951b\u9428\u6b91\u9225"
 GBK_MIN_MARKS: Final = 2
@@ -297,9 +297,10 @@ def _restore_window(window: bytes, gb18030: bool) -> tuple[str, int]:
     and how many bytes it takes."""
     try:
         window.decode("utf-8")
-        raise ValueError(f"{window!r} starts with no UTF-8 error")
+        invalid = 1  # not reached: the decoder stopped at the window's first byte
     except UnicodeDecodeError as error:
-        invalid = end = error.end  # the decoder's: the bytes that are no character
+        invalid = error.end  # the decoder's: the bytes that are no character
+    end = invalid
     while end < len(window) and end < 4 and (0x80 <= window[end] <= 0xBF or window[end] == 0xFF):
         end += 1
     forms = _lost_forms()
