@@ -123,6 +123,10 @@ TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     ),
     # GB18030 (GBK, GB2312) and Big5: Chinese sites that name their charset in a <meta> tag only.
     "half of the pages GB18030 read as Latin-1": _half_of(_read_as_latin1("gb18030")),
+    # A browser's reading of a page without a charset (headless crawlers).
+    "half of the pages GB18030 read as Windows-1252": _half_of(
+        lambda text: text.encode("gb18030").decode("latin-1").translate(_CP1252)
+    ),
     "half of the pages Big5 can hold, Big5 read as Latin-1": _half_of(_read_as_latin1("big5")),
     # Chinese crawlers that take every page for GBK (requests with encoding = "gbk" replaces what GBK cannot
     # read, raw.decode("gbk", "ignore") drops it): what a page's UTF-8 bytes lose read so.

@@ -1,7 +1,7 @@
 /*
  * nshash/_mojibake.h: nshash.encoding.repair_mojibake in C: a page whose UTF-8
- * bytes were read as Latin-1 or Windows-1252, decoded again.  A page read as
- * Latin-1 whose bytes are not UTF-8 but may be a Chinese page's, GB18030 or
+ * bytes were read as Latin-1 or Windows-1252, decoded again.  A page so read
+ * whose bytes are not UTF-8 but may be a Chinese page's, GB18030 or
  * Big5 (encoding.read_as_chinese), and one that may be UTF-8 read as GBK (encoding.read_utf8_as_gbk), are
  * left to Python.  Included by _speedups.c only.
  */
@@ -70,11 +70,14 @@ static int misread(int kind, const void *data, Py_ssize_t n, unsigned char *out)
     return need == 0 ? UTF8 : OTHER_BYTES;
 }
 
-/* encoding.read_as_chinese's first test, on a Latin-1 text: GB_MIN_BYTES and GB_BYTES of its bytes past ASCII,
- * or GB_MANY_BYTES. */
-static int may_be_chinese(const Py_UCS1 *data, Py_ssize_t n) {
+/* encoding.read_as_chinese's first test, on a text misread_byte reads (Latin-1 or Windows-1252): GB_MIN_BYTES and
+ * GB_BYTES of its bytes past ASCII, or GB_MANY_BYTES (a character past U+007F is one such byte). */
+static int may_be_chinese(int kind, const void *data, Py_ssize_t n) {
     Py_ssize_t high = 0;
-    for (Py_ssize_t i = 0; i < n; i++) high += data[i] >= 0x80;
+    if (kind == PyUnicode_1BYTE_KIND)
+        for (Py_ssize_t i = 0; i < n; i++) high += ((const Py_UCS1 *)data)[i] >= 0x80;
+    else
+        for (Py_ssize_t i = 0; i < n; i++) high += ((const Py_UCS2 *)data)[i] >= 0x80;
     return high >= GB_MANY_BYTES || (high >= GB_MIN_BYTES && (double)high >= GB_BYTES * (double)n);
 }
 
@@ -101,7 +104,7 @@ static int may_be_utf8_as_gbk(int kind, const void *data, Py_ssize_t n) {
 /*
  * encoding.repair_mojibake: a new reference to the text decoded again, or to
  * text itself; NULL on error.  *python: the page may be GB18030 or Big5 read
- * as Latin-1, or UTF-8 read as GBK, which Python reads (encoding.read_as_chinese, read_utf8_as_gbk).
+ * as Latin-1 or Windows-1252, or UTF-8 read as GBK, which Python reads (encoding.read_as_chinese, read_utf8_as_gbk).
  */
 static PyObject *repaired(PyObject *text, int *python) {
     *python = 0;
@@ -113,10 +116,11 @@ static PyObject *repaired(PyObject *text, int *python) {
         /* A character past U+FFFF: no single byte gives it (UTF-8 read as GBK, maybe) */
         int found = kind == PyUnicode_4BYTE_KIND ? NOT_BYTES : misread(kind, data, n, NULL); /* read once, no copy */
         if (found != UTF8) {
-            /* Only a Latin-1 text (all below U+0100: the one-byte kind) was read as requests reads; a wider one
-             * holding the marks has a character no byte gives, wherever misread stopped. */
-            *python = kind == PyUnicode_1BYTE_KIND ? found == OTHER_BYTES && may_be_chinese(data, n)
-                                                   : may_be_utf8_as_gbk(kind, data, n);
+            /* Bytes that are no UTF-8 may be Chinese (read as Latin-1, or as Windows-1252: the two-byte kind,
+             * where misread may have stopped before a character no byte gives); a text holding the marks has a
+             * character no byte gives, wherever misread stopped. */
+            *python = (found == OTHER_BYTES && may_be_chinese(kind, data, n)) ||
+                      (kind != PyUnicode_1BYTE_KIND && may_be_utf8_as_gbk(kind, data, n));
             break;
         }
         unsigned char *raw = PyMem_RawMalloc((size_t)n);

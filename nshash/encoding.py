@@ -146,9 +146,9 @@ def repair_mojibake(text: str) -> str:
     below U+0100 as that byte, Windows-1252's other characters as theirs);
     when those bytes are valid UTF-8 (strict: no overlong forms, no
     surrogates), that is the page, repeated for a page decoded wrongly twice,
-    :data:`MOJIBAKE_ROUNDS` times at most.  Bytes read as Latin-1 (what
-    ``requests`` does; not Windows-1252) that are not UTF-8 are read as
-    GB18030 or Big5 when they are a Chinese page's (:func:`read_as_chinese`).
+    :data:`MOJIBAKE_ROUNDS` times at most.  Bytes that are not UTF-8 are read
+    as GB18030 or Big5 when they are a Chinese page's (:func:`read_as_chinese`;
+    read as Windows-1252: a browser's reading of a page without a charset).
     A text with a character beyond those bytes is UTF-8 read as GBK when
     :func:`read_utf8_as_gbk` says so; others, and Latin-1 text (``"café "``
     is ``E9`` then a space: neither UTF-8 nor Chinese), are left as they are.  The
@@ -166,16 +166,16 @@ def repair_mojibake(text: str) -> str:
         if text.isascii():
             return text
         try:  # every character below U+0100 as that byte (requests' reading) ...
-            raw, latin1 = text.encode("latin-1"), True
+            raw = text.encode("latin-1")
         except UnicodeEncodeError:
             try:  # ... or CP1252_HIGH's as theirs too
-                raw, latin1 = text.encode("cp1252", errors=_C1_ERRORS), False
+                raw = text.encode("cp1252", errors=_C1_ERRORS)
             except UnicodeEncodeError:  # a character no single byte gives: UTF-8 read as GBK?
                 return read_utf8_as_gbk(text) or text
         try:
             text = raw.decode("utf-8")
-        except UnicodeDecodeError:  # Chinese bytes read as Latin-1, not as Windows-1252
-            return (read_as_chinese(raw) if latin1 else None) or text
+        except UnicodeDecodeError:  # Chinese bytes?
+            return read_as_chinese(raw) or text
     return text
 
 

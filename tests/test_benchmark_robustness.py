@@ -76,6 +76,17 @@ def test_chinese_pages_are_their_bytes_read_as_latin1(name: str, codec: str, pag
     assert all(transform(page, "").encode("latin-1").decode(codec) == page for page in misread)
 
 
+def test_gb18030_pages_read_as_windows_1252_are_their_bytes() -> None:
+    transform = TRANSFORMS["half of the pages GB18030 read as Windows-1252"]
+    pages = [f"文章 {i}: 他們會說“引号”" for i in range(40)]
+    misread = [page for page in pages if transform(page, "") != page]
+    assert 10 < len(misread) < 30
+    assert all(
+        transform(page, "").encode("cp1252", errors="nshash.misread").decode("gb18030") == page for page in misread
+    )
+    assert all("\u201a" in transform(page, "") for page in misread)  # 們's 0x82, read as Windows-1252's own ‚
+
+
 def test_big5_pages_are_those_big5_holds() -> None:
     transform = TRANSFORMS["half of the pages Big5 can hold, Big5 read as Latin-1"]
     assert all(transform(f"臺北 {i}©", "") == f"臺北 {i}©" for i in range(40))  # Big5 has no ©

@@ -105,8 +105,8 @@ def test_a_chinese_page_in_gb18030_read_as_latin1_is_read_again(encoding: str) -
         ("Ärger über Öl: " * 4).strip(),  # a German line GB18030 cannot read (a space after ":")
         "Très bien, l'élève a été évalué. " * 40,  # 320 accented letters, some before a space or a comma
         "A word\xa0before another, then\xa0more, and\xa0so on.\n" * 100,  # 300 no-break spaces, each before a letter
-        # GB18030 read as Windows-1252 (not what requests does): its € and curly quotes are other bytes' too
-        (ZH + "他們會說").encode("gb18030").decode("latin-1").translate(dict(enumerate(CP1252_HIGH, 0x80))),
+        # Windows-1252 text: curly quotes and € are bytes 0x80-0x9F, each before a space or a letter
+        "“Quoted,” she said — “it costs €5.” ‘Fine’, he said… " * 20,
     ],
 )
 def test_bytes_that_are_neither_utf8_nor_a_chinese_page_are_left_as_they_are(text: str) -> None:
@@ -114,6 +114,16 @@ def test_bytes_that_are_neither_utf8_nor_a_chinese_page_are_left_as_they_are(tex
 
 
 TW = "臺北時間昨天晚上，一場大雨讓城市的交通陷入停頓。氣象部門表示，今年的雨季比往年來得更早！"
+
+
+@pytest.mark.parametrize("codec", ["gb18030", "gbk"])
+def test_a_chinese_page_read_as_windows_1252_is_read_again(codec: str) -> None:
+    # As a browser reads a page without a charset (the WHATWG decoder: its five unused bytes as C1 controls).
+    # (Big5 has no byte 0x80-0x9F: read as Windows-1252 it is read as Latin-1.)
+    page = ZH + "他們會說"
+    wrong = page.encode(codec).decode("latin-1").translate(dict(enumerate(CP1252_HIGH, 0x80)))
+    assert wrong != page.encode(codec).decode("latin-1")  # some of its bytes are Windows-1252's own characters
+    assert repair_mojibake(wrong) == page
 
 
 @pytest.mark.parametrize("encoding", ["big5", "big5hkscs"])
