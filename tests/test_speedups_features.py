@@ -413,6 +413,18 @@ def test_c_repairs_a_misread_page_as_the_specification(page: str, rounds: int, w
     assert_same(Options(normalize=normalize), _misread(page, min(rounds, 1), windows, "gb18030"))
 
 
+@pytest.mark.parametrize("curly", ["", "\u2019"])
+def test_the_c_keeps_western_pages_it_could_hand_over(curly: str) -> None:
+    # 320 accented letters (GB_MANY_BYTES), one before a space: bytes shaped as neither GB18030 nor Big5, which
+    # Python would not read as Chinese: the C computes the page (with a curly quote, a two-byte text, too).
+    page = f"Très bien, l{curly}élève a été évalué. " * 40
+    assert speedups is None or c_features(Options(), page) is not None
+    assert_same(Options(), page)
+    chinese = "中文的网页，他們會說，八个字。".encode("gbk").decode("latin-1") * 20
+    assert speedups is None or c_features(Options(), chinese.translate({0x82: "\u201a"})) is None  # Python reads it
+    assert_same(Options(), chinese.translate({0x82: "\u201a"}))
+
+
 # UTF-8 read as GBK (encoding.read_utf8_as_gbk): Chinese text, its punctuation, ASCII and the marks themselves.
 _GBK_TOKENS = ("北京时间昨天晚上", "一场大雨", "的", "。", "，", "：", "中文", " ", "\n", "a1")
 _GBK_PAGE = st.lists(
