@@ -201,7 +201,7 @@ static PyObject *tables(PyObject *self, PyObject *unused) {
     }
     PyObject *entities = names_tuple(entity_names, N_ENTITY_CHARS);
     return Py_BuildValue(
-        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsisisisisisisdsisisisisy#sy#sy#sKsNsNsisisisdsisisd}", "NOISE",
+        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsisisisisisisdsisisisisy#sy#sy#sKsNsNsisisisdsisisdsNsi}", "NOISE",
         codes_str(noise, N_NOISE), "default_single",
         codes_str(delims_default_single, N_DELIMS_DEFAULT_SINGLE), "default_pair",
         codes_str(delims_default_pair, N_DELIMS_DEFAULT_PAIR), "design_single",
@@ -222,7 +222,8 @@ static PyObject *tables(PyObject *self, PyObject *unused) {
         /* encoding.py and escaped.py */
         "CP1252_HIGH", codes_str(cp1252_high, N_CP1252_HIGH), "MOJIBAKE_ROUNDS", MOJIBAKE_ROUNDS, "GB_MIN_BYTES",
         GB_MIN_BYTES, "GB_MANY_BYTES", GB_MANY_BYTES, "GB_BYTES", GB_BYTES, "STRIP_ROUNDS", STRIP_ROUNDS,
-        "JSON_MIN_ESCAPES", JSON_MIN_ESCAPES, "JSON_SHARE", JSON_SHARE);
+        "JSON_MIN_ESCAPES", JSON_MIN_ESCAPES, "JSON_SHARE", JSON_SHARE, "GBK_MARKS", codes_str(gbk_marks, N_GBK_MARKS),
+        "GBK_MIN_MARKS", GBK_MIN_MARKS);
 fail:
     Py_XDECREF(fold);
     Py_XDECREF(ranges);

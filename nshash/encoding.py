@@ -258,6 +258,8 @@ _LOST_ERRORS: Final = "nshash.lost"
 _LOST_GB18030: Final = "nshash.lost-gb18030"
 #: Characters GB18030 reads GBK's unassigned pairs as (private use): a text holding one was read by GB18030.
 _PRIVATE_USE: Final = re.compile("[\ue000-\uf8ff]")
+#: The characters a byte taken for 0x80 may give in a text GBK read (:func:`_lost_0x80`).
+_LIKELY: Final = COMMON_CHINESE + "\u3000"
 
 
 @functools.cache
@@ -341,10 +343,6 @@ def _lost_0x80(seen: bytes, after: int, gb18030: bool) -> str | None:
     return min(
         chars[::-1], key=lambda char: (not "\u3000" <= char <= "\u303f", not "\u4e00" <= char <= "\u9fff"), default=None
     )
-
-
-#: The characters a byte taken for 0x80 may give in a text GBK read.
-_LIKELY: Final = COMMON_CHINESE + "\u3000"
 
 
 def _one_char(data: bytes) -> str | None:

@@ -102,6 +102,7 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert tables["GB_BYTES"] == encoding.GB_BYTES
     assert tables["STRIP_ROUNDS"] == escaped.STRIP_ROUNDS
     assert (tables["JSON_MIN_ESCAPES"], tables["JSON_SHARE"]) == (escaped.JSON_MIN_ESCAPES, escaped.JSON_SHARE)
+    assert (tables["GBK_MARKS"], tables["GBK_MIN_MARKS"]) == (encoding.GBK_MARKS, encoding.GBK_MIN_MARKS)
 
 
 @needs_c
