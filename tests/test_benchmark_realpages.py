@@ -71,6 +71,28 @@ def test_scores_one_method_on_tiny_pages(tmp_path: Path) -> None:
     assert set(res["mean"]) >= {"all", "text", "full", "same_site_precision", "recall main-full"}
 
 
+def test_main_transforms_every_form_and_names_its_report_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(tmp_path)
+    out = tmp_path / "out"
+    name = "every page's lines joined"
+    seen: list[tuple[str, str]] = []
+    monkeypatch.setitem(rp.TRANSFORMS, name, lambda text, site: seen.append((text, site)) or text.upper())
+    assert (
+        rp.main(
+            ["--data", str(tmp_path), "--methods", "original", "--seeds", "1", "--out", str(out), "--transform", name]
+        )
+        == 0
+    )
+    report = json.loads((out / "every-page-s-lines-joined.json").read_text(encoding="utf-8"))
+    assert report["transform"] == name
+    assert f"every form transformed: {name}" in (out / "every-page-s-lines-joined.md").read_text(encoding="utf-8")
+    assert not (out / "realpages.md").exists()
+    forms = {"x.com": ["A full", "A main", "A traf", "B full", "B traf", "<p>B</p>"], "y.com": ["C full"]}
+    assert sorted(seen) == sorted((text, site) for site, texts in forms.items() for text in texts)  # every form
+
+
 def test_main_skips_without_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert rp.main(["--data", str(tmp_path / "absent"), "--out", str(tmp_path / "out")]) == 0
     assert "skipped" in capsys.readouterr().err
