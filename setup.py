@@ -2,8 +2,8 @@
 
 The C code takes its constants and tables from the Python specification: this
 script reads them from ``nshash/sketch.py``, ``nshash/edges.py``, ``nshash/members.py``, ``nshash/text.py``,
-``nshash/fold.py``, ``nshash/fingerprint.py``, ``nshash/data/t2s.txt`` and ``tw2cn.txt`` (by parsing, not
-importing: the build has none of nshash's dependencies) and writes
+``nshash/chrome.py``, ``nshash/fold.py``, ``nshash/fingerprint.py``, ``nshash/data/t2s.txt`` and ``tw2cn.txt``
+(by parsing, not importing: the build has none of nshash's dependencies) and writes
 ``nshash/_speedups_constants.h`` and ``nshash/_speedups_tables.h``.
 ``tests/test_speedups*.py`` compare what the C holds with the Python values.
 """
@@ -124,10 +124,10 @@ def c_names(name: str, words: Any) -> str:
 
 
 def separator_classes(pattern: str) -> tuple[str, str]:
-    """The two classes of ``text._SEPARATOR_RE`` (``\\s[A]\\s|[B]``), the one shape the C implements."""
+    """The two classes of ``chrome._SEPARATOR_RE`` (``\\s[A]\\s|[B]``), the one shape the C implements."""
     shape = re.fullmatch(r"\\s\[((?:[^\]\\]|\\.)*)\]\\s\|\[([^\]\\]*)\]", pattern)
     if shape is None:
-        raise SystemExit(f"text._SEPARATOR_RE changed shape ({pattern!r}): update setup.py and nshash/_chrome.h")
+        raise SystemExit(f"chrome._SEPARATOR_RE changed shape ({pattern!r}): update setup.py and nshash/_chrome.h")
     spaced = re.sub(r"\\(.)", r"\1", shape.group(1))
     if "-" in spaced[:-1]:
         raise SystemExit("a '-' inside _SEPARATOR_RE's first class is a range: update setup.py")
@@ -197,8 +197,11 @@ def phrase_tables() -> list[str]:
 
 def write_tables() -> None:
     text = module_values("text")
+    chrome = module_values("chrome")
     marks = module_values("fingerprint")
-    sources = "nshash/text.py, markdown.py, linebreaks.py, fold.py, fingerprint.py, encoding.py, escaped.py, data files"
+    sources = (
+        "nshash/text.py, chrome.py, markdown.py, linebreaks.py, fold.py, fingerprint.py, encoding.py, escaped.py, data"
+    )
     out = [f"/* Written by setup.py from {sources}: do not edit. */"]
     out.append(c_codes("noise", text["NOISE"]))
     markdown = module_values("markdown")
@@ -212,10 +215,10 @@ def write_tables() -> None:
     out.append(f"static const Py_UCS4 cjk_ranges[][2] = {{{pairs}}};\nenum {{ N_CJK_RANGES = {len(ranges)} }};")
     out.append(c_names("hidden_tags", text["HIDDEN_TAGS"]))
     out.append(c_names("block_tags", block_tags(text["_BLOCK_TAGS"])))
-    spaced, bare = separator_classes(text["_SEPARATOR_RE"])
+    spaced, bare = separator_classes(chrome["_SEPARATOR_RE"])
     out += [c_codes("sep_spaced", spaced), c_codes("sep_bare", bare)]
-    out.append(c_codes("sentence_ends", sorted(text["_SENTENCE_ENDS"])))
-    out.append(c_codes("closers", sorted(text["_CLOSERS"])))
+    out.append(c_codes("sentence_ends", sorted(chrome["_SENTENCE_ENDS"])))
+    out.append(c_codes("closers", sorted(chrome["_CLOSERS"])))
     linebreaks = module_values("linebreaks")
     for name in ("_FLAT_CJK_ENDS", "_FLAT_CJK_CLOSERS", "_FLAT_LATIN_ENDS", "_FLAT_LATIN_CLOSERS"):
         out.append(c_codes(name.lstrip("_").lower(), linebreaks[name]))
@@ -229,7 +232,7 @@ def write_tables() -> None:
     out.append(f"static const char *const entity_names[] = {{{names}}};")
     out.append(c_codes("entity_chars", "".join(char for _, char in entities)))
     for name in CHROME:
-        out.append(f"#define {name} {text[name]!r}")
+        out.append(f"#define {name} {chrome[name]!r}")
     for name, value in (("tail_mark", "_TAIL_MARK"), ("line_mark", "_LINE_MARK"), ("doc_prefix", "_WHOLE_TEXT_PREFIX")):
         out.append(c_bytes(name, marks[value]))
     out.append(f"#define NO_KEY {marks['NO_KEY']}ULL")

@@ -1,5 +1,5 @@
 /*
- * nshash/_chrome.h: nshash.text.drop_chrome in C, in place on a code point
+ * nshash/_chrome.h: nshash.chrome.drop_chrome in C, in place on a code point
  * buffer: lines stripped (Py_UNICODE_ISSPACE, what str.strip uses), wrapped
  * lines joined, chrome lines dropped.  Included by _speedups.c only.
  */
@@ -164,7 +164,7 @@ static int grow_sizes(line_sizes *lines, Py_ssize_t capacity) {
 /* site.site_key: a dropped line's key as it sets a member's line filter. */
 static inline uint32_t site_key(uint32_t line_key) { return (uint32_t)((uint64_t)line_key * SITE_MIX); }
 
-/* fingerprint.site_keys of what text.drop_chrome gives as edges: the lines keep drops above the first kept line and
+/* fingerprint.site_keys of what chrome.drop_chrome gives as edges: the lines keep drops above the first kept line and
  * below the last, SITE_EDGE_LINES at most at each edge; lines[i] starts past lens[0:i] and their '\n'. */
 typedef struct {
     scratch *buf;

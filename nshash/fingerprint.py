@@ -15,6 +15,7 @@ from functools import partial
 from typing import Final, NamedTuple
 
 from nshash._accel import speedups
+from nshash.chrome import drop_chrome
 from nshash.encoding import repair_mojibake
 from nshash.escaped import unescape_json
 from nshash.fold import fold_chars
@@ -30,7 +31,6 @@ from nshash.text import (
     SPLITS,
     ascii_lower,
     delimit,
-    drop_chrome,
     normalize_line,
     split_sentences,
     strip_html,
@@ -164,7 +164,7 @@ class Fingerprinter:
         """The page's text as it is split: JSON escapes and misread bytes read again, markup, chrome and wrapping
         removed, folded, lost line breaks restored.
 
-        ``edges``: receives the chrome lines dropped at the page's edges (:func:`~nshash.text.drop_chrome`).
+        ``edges``: receives the chrome lines dropped at the page's edges (:func:`~nshash.chrome.drop_chrome`).
         """
         return self._clean(text, edges)[0]
 

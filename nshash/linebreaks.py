@@ -69,7 +69,7 @@ def restore_lines(text: str, limit: int = FLAT_LINE, edges: bool = False) -> str
 
     ``edges``: only its first and last lines that are not blank (:func:`restore_edges`).
 
-    Headers, footers and notices are found line by line (:func:`~nshash.text.drop_chrome`,
+    Headers, footers and notices are found line by line (:func:`~nshash.chrome.drop_chrome`,
     :mod:`nshash.frame`).  On pages whose line breaks an extractor or a
     dataset's cleaning had removed, a site's notices were most of every
     article's text, and a site's articles joined one another.  Whether a line

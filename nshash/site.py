@@ -1,7 +1,7 @@
 """A page's site signature: keys of the chrome lines it dropped at its edges, and whether two pages share a site.
 
 A page's menus, header and footer links are dropped as chrome before its
-lines are keyed (:func:`nshash.text.drop_chrome`); a few of them, keyed
+lines are keyed (:func:`nshash.chrome.drop_chrome`); a few of them, keyed
 apart from its lines (:func:`site_key`), go into the line filter its
 cluster keeps of it (:mod:`nshash.members`).  :mod:`nshash.frame` asks
 :func:`same_site` to tell a sibling page of a member's site, whose footer
@@ -25,7 +25,7 @@ from typing import Final
 
 from nshash.edges import has_line
 
-#: A page's site keys are made of the lines (:func:`~nshash.text.drop_chrome`'s edges)
+#: A page's site keys are made of the lines (:func:`~nshash.chrome.drop_chrome`'s edges)
 #: with at least this many characters once normalised ("Home" and
 #: "登录注册" count, a lone "|" or "›" does not) ...
 SITE_MIN_CHARS: Final = 4

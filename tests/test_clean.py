@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 import nshash
 import nshash.fold
-from nshash import text
+from nshash import chrome
+from nshash.chrome import drop_chrome
 from nshash.edges import has_line, line_filter, member_tail, shared_chrome
 from nshash.fingerprint import Fingerprinter
 from nshash.fold import fold_chars
@@ -22,7 +23,7 @@ from nshash.linebreaks import FLAT_EDGE, FLAT_LINE, restore_edges, restore_lines
 from nshash.members import Member, from_entries, to_entries
 from nshash.options import OPTION_NAMES, Options
 from nshash.sketch import SLOTS, containment, sketch
-from nshash.text import HIDDEN_TAGS, drop_chrome, split_sentences, strip_html
+from nshash.text import HIDDEN_TAGS, split_sentences, strip_html
 
 
 @pytest.mark.parametrize("tag", HIDDEN_TAGS)
@@ -211,7 +212,7 @@ _NARROW_STORY = textwrap.fill(
 
 
 def test_a_story_wrapped_at_38_columns_is_joined_and_kept_on_a_whole_page() -> None:
-    assert all(30 <= len(line) < text.WRAP_MIN for line in _NARROW_STORY.split("\n"))
+    assert all(30 <= len(line) < chrome.WRAP_MIN for line in _NARROW_STORY.split("\n"))
     menus = [f"Section {i} of the site" for i in range(24)]
     page = "\n".join([*menus, _NARROW_STORY, *(f"Footer link {i}" for i in range(16))])
     joined = " ".join(_NARROW_STORY.split("\n"))

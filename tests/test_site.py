@@ -10,12 +10,13 @@ import nshash
 import nshash.decide
 import nshash.frame
 import nshash.verify
+from nshash.chrome import SITE_EDGE_LINES, drop_chrome
 from nshash.edges import has_line, line_filter
 from nshash.fingerprint import Fingerprinter, line_key, site_keys
 from nshash.hashing import farmhash64
 from nshash.options import Options
 from nshash.site import SITE_KEYS, SITE_MIN_MATCHES, same_site, site_key
-from nshash.text import SITE_EDGE_LINES, drop_chrome, normalize_line
+from nshash.text import normalize_line
 from tests.pages import python_decision
 
 MENU = ["Home", "World news", "Business", "Technology", "Science", "Culture", "Opinion", "Sign in", "Subscribe"]

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nshash import _accel, encoding, escaped, fingerprint, fold, linebreaks, markdown, text
+from nshash import _accel, chrome, encoding, escaped, fingerprint, fold, linebreaks, markdown, text
 from nshash.fingerprint import Features, Fingerprinter
 from nshash.hashing import farmhash64
 from nshash.options import Options
@@ -78,15 +78,15 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert tables["HIDDEN_TAGS"] == text.HIDDEN_TAGS
     block = text._BLOCK_TAGS.replace("h[1-6]", "|".join(f"h{i}" for i in range(1, 7))).split("|")
     assert list(tables["block_tags"]) == block
-    spaced, bare = re.fullmatch(r"\\s\[(.*)\]\\s\|\[(.*)\]", text._SEPARATOR_RE.pattern).groups()  # type: ignore[union-attr]
+    spaced, bare = re.fullmatch(r"\\s\[(.*)\]\\s\|\[(.*)\]", chrome._SEPARATOR_RE.pattern).groups()  # type: ignore[union-attr]
     assert tables["sep_spaced"] == re.sub(r"\\(.)", r"\1", spaced)
     assert tables["sep_bare"] == bare
-    assert set(tables["SENTENCE_ENDS"]) == text._SENTENCE_ENDS
-    assert set(tables["CLOSERS"]) == text._CLOSERS
+    assert set(tables["SENTENCE_ENDS"]) == chrome._SENTENCE_ENDS
+    assert set(tables["CLOSERS"]) == chrome._CLOSERS
     assert tuple(zip(tables["entity_names"], tables["entity_chars"])) == text._COMMON_ENTITIES
     # every one the C needs
-    for name in [*(name for name in vars(text) if name.startswith("CHROME_")), "WRAP_MIN", "WRAP_LOWER"]:
-        assert tables[name] == getattr(text, name), name
+    for name in [*(name for name in vars(chrome) if name.startswith("CHROME_")), "WRAP_MIN", "WRAP_LOWER"]:
+        assert tables[name] == getattr(chrome, name), name
     for name in ("FLAT_LINE", "FLAT_EDGE", "FLAT_PIECE"):
         assert tables[name] == getattr(linebreaks, name), name
     assert tables["TAIL_MARK"] == fingerprint._TAIL_MARK.encode()
@@ -135,7 +135,7 @@ def test_the_regular_expressions_are_the_ones_the_c_follows() -> None:
     assert markdown.URL_LINE_RE.pattern == (
         r"[ \t]*(?:[0-9]+\.[ \t]+)?(?:[a-zA-Z][a-zA-Z0-9+.-]*://|mailto:|javascript:)[^\s]*[ \t]*"
     )
-    assert text._INNER_END_RE.pattern == r"[.!?](?=\s)|[。！？]"  # _chrome.h's inner_ends
+    assert chrome._INNER_END_RE.pattern == r"[.!?](?=\s)|[。！？]"  # _chrome.h's inner_ends
 
 
 # -- FarmHash --------------------------------------------------------------------------------
@@ -168,8 +168,8 @@ _TRADITIONAL = sorted(fold.t2s_table())[::40]
 _TOKENS = [
     *text.NOISE,
     *{d for delims in text._DELIMS.values() for d in delims},
-    *sorted(text._SENTENCE_ENDS),
-    *sorted(text._CLOSERS),
+    *sorted(chrome._SENTENCE_ENDS),
+    *sorted(chrome._CLOSERS),
     *"中文字句話們這說为",
     *map(chr, _TRADITIONAL),
     *(chr(fold.t2s_table()[c]) for c in _TRADITIONAL[:20]),
@@ -557,8 +557,8 @@ def test_every_real_chinese_page_in_gb18030_read_as_latin1() -> None:
 
 def test_real_pages_with_every_combination_of_options() -> None:
     pages = _realpages()[::30]
-    for normalize, chrome, folded, split in itertools.product([True, False], [True, False], [True, False], text.SPLITS):
-        options = Options(normalize=normalize, chrome=chrome, fold=folded, split=split, n=3, extra=2, min_len=5)
+    for normalize, framed, folded, split in itertools.product([True, False], [True, False], [True, False], text.SPLITS):
+        options = Options(normalize=normalize, chrome=framed, fold=folded, split=split, n=3, extra=2, min_len=5)
         _share_computed_in_c(options, pages)
 
 
