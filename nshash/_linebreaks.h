@@ -108,9 +108,12 @@ static void break_line(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end, Py_UC
  * of FLAT_PIECE or more (the whitespace after one becomes the '\n'); edges: only the first and the
  * last lines that are not blank (linebreaks.restore_edges).  A piece is 10 code points or more
  * (FLAT_PIECE is 20 and a code point weighs at most 2), so the text grows by at most a tenth: one
- * buffer of that size, no counting pass.  -1 (MemoryError set) when out of memory.
+ * buffer of that size, no counting pass.  -1 (MemoryError set) when out of memory.  came: when not NULL
+ * and *came is NULL, the buffer replaced is handed back there, not freed (the text as it came: drop_chrome
+ * reads the width it was wrapped at from it), for the caller to free.
  */
-static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity, Py_ssize_t limit, int edges) {
+static int restore_lines_keeping(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity, Py_ssize_t limit, int edges,
+                                 Py_UCS4 **came) {
     Py_UCS4 *s = *buf;
     Py_ssize_t n = *len, first = -1, top = -1, bottom = -1;
     if (2 * n <= limit) return 0; /* no line can weigh more */
@@ -142,7 +145,8 @@ static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity, P
         start = end + 1;
     }
 #undef BREAKS
-    PyMem_RawFree(s);
+    if (came != NULL && *came == NULL) *came = s; /* the text as it came, for the caller to free */
+    else PyMem_RawFree(s);
     *buf = out;
     *len = w;
     *capacity = size;
@@ -273,6 +277,10 @@ static void edge_lengths(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t *head, Py_ss
 }
 
 /* linebreaks.restore_edges */
+static int restore_lines(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity, Py_ssize_t limit, int edges) {
+    return restore_lines_keeping(buf, len, capacity, limit, edges, NULL);
+}
+
 static int restore_edges(Py_UCS4 **buf, Py_ssize_t *len, Py_ssize_t *capacity) {
     return restore_lines(buf, len, capacity, FLAT_EDGE, 1);
 }

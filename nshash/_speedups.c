@@ -175,6 +175,7 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
     }
     PyObject *result = NULL, *lkeys = NULL, *lgrams = NULL, *whole = NULL, *lends = NULL;
     PyObject *lsite = NULL, *lpieces = NULL;
+    Py_UCS4 *came = NULL; /* the text before restore_lines broke its long lines, while its width is read */
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), capacity = n + 1;
     Py_UCS4 *s = PyMem_RawMalloc((size_t)capacity * sizeof(Py_UCS4));
     unsigned char *keyed = NULL;
@@ -218,8 +219,22 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
     /* Features.flat: a joined page whose first or last line restore_lines or restore_edges broke */
     Py_ssize_t head = 0, tail = 0;
     if (joined) edge_lengths(s, n, &head, &tail);
-    if (restore_lines(&s, &n, &capacity, FLAT_LINE, 0) < 0) goto done;
-    if (joined && restore_edges(&s, &n, &capacity) < 0) goto done;
+    /* chrome.wrap_width reads the page as it came: the pieces of the long lines broken here are no wraps (read
+     * here when they are broken, as drop_chrome goes when not) */
+    Py_ssize_t came_len = n, width = -1;
+    if (restore_lines_keeping(&s, &n, &capacity, FLAT_LINE, 0, o.chrome ? &came : NULL) < 0) goto done;
+    if (came != NULL) {
+        width = wrap_width(came, came_len);
+        PyMem_RawFree(came);
+        came = NULL;
+    }
+    if (joined && restore_lines_keeping(&s, &n, &capacity, FLAT_EDGE, 1, o.chrome && width < 0 ? &came : NULL) < 0)
+        goto done;
+    if (came != NULL) {
+        width = wrap_width(came, came_len);
+        PyMem_RawFree(came);
+        came = NULL;
+    }
     int flat = 0;
     if (joined) {
         Py_ssize_t head_after, tail_after;
@@ -228,7 +243,7 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
     }
     int rejoined = 0; /* only a joined line can be a new long one: restore_lines again only then */
     site_signature site = {.buf = &buf, .count = 0};
-    if (o.chrome && (drop_chrome(s, &n, &rejoined, &site) < 0 ||
+    if (o.chrome && (drop_chrome(s, &n, &rejoined, &site, width) < 0 ||
                      (rejoined && restore_lines(&s, &n, &capacity, FLAT_LINE, 0) < 0) ||
                      (joined && restore_edges(&s, &n, &capacity) < 0)))
         goto done;
@@ -295,6 +310,7 @@ done:
     Py_XDECREF(lends);
     PyMem_RawFree(keyed);
     PyMem_RawFree(s);
+    PyMem_RawFree(came);
     PyMem_RawFree(buf.data);
     PyMem_RawFree(list.items);
     return result;

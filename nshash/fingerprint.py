@@ -15,7 +15,7 @@ from functools import partial
 from typing import Final, NamedTuple
 
 from nshash._accel import speedups
-from nshash.chrome import drop_chrome
+from nshash.chrome import drop_chrome, wrap_width
 from nshash.encoding import repair_mojibake
 from nshash.escaped import unescape_json
 from nshash.fold import fold_chars
@@ -182,6 +182,8 @@ class Fingerprinter:
         # Before the chrome is judged (a joined page's menus and link lists are lines again) and
         # after wrapped lines are joined (a paragraph is broken the same way, wrapped or not).
         edges_before = edge_lengths(text) if joined else (0, 0)
+        # The width the page came wrapped at, before long lines are broken: their pieces are no wraps.
+        width = wrap_width(text) if opts.chrome else 0
         text = restore_lines(text)
         if joined:
             text = restore_edges(text)
@@ -189,7 +191,7 @@ class Fingerprinter:
         # same when its first or last line was broken, chrome glued to text as on a page without markup.
         flat = joined and any(after < before for after, before in zip(edge_lengths(text), edges_before))
         if opts.chrome:
-            text = restore_lines(drop_chrome(text, edges))
+            text = restore_lines(drop_chrome(text, edges, width))
             if joined:
                 text = restore_edges(text)
         return text, flat
