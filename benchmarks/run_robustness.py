@@ -67,7 +67,12 @@ def _half_of(transform: Callable[[str], str]) -> Callable[[str, str], str]:
 
 def _quoted(text: str) -> str:
     """Quoted and wrapped at 72 columns as a mail or a newsletter carries a page (``> `` before every line)."""
-    return "\n".join("> " + part for line in text.split("\n") for part in textwrap.wrap(line, 72) or [""])
+    return "\n".join("> " + line for line in _wrapped(text).split("\n"))
+
+
+def _wrapped(text: str) -> str:
+    """Every line wrapped at 72 columns (``textwrap``), no blank line added between them: a plain-text mail."""
+    return "\n".join(part for line in text.split("\n") for part in textwrap.wrap(line, 72) or [""])
 
 
 #: Windows-1252 as browsers read it (the WHATWG decoder): its five unused bytes as the C1 control of that number.
@@ -115,6 +120,7 @@ TRANSFORMS: dict[str, Callable[[str, str], str]] = {
     f"{SITE_SHARE:.0%} of the sites' lines joined": _site_joined,
     # Two datasets of one crawl merged, one that kept line breaks and one that removed them.
     "half of the pages joined, any site": _half_of(_joined),
+    "half of the pages wrapped at 72": _half_of(_wrapped),
     "half of the pages quoted and wrapped at 72": _half_of(_quoted),
     "half of the pages UTF-8 read as Latin-1": _half_of(_read_as_latin1("utf-8")),
     # A crawler that took the pages for Windows-1252.
