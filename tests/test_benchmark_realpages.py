@@ -146,6 +146,17 @@ def test_markdown_forms_and_scores_on_tiny_pages(tmp_path: Path) -> None:
     assert len(rm.row(res)) == len(rm.COLUMNS)
 
 
+def test_lynx_dumps_of_one_page_are_the_same() -> None:
+    import run_markdown as rm
+
+    if not shutil.which("lynx"):
+        pytest.skip("lynx is not installed")
+    page = "<html><body><p>Text and <a href='#comments'>relative</a> <a href='other.html'>links</a>.</p></body></html>"
+    first = rm.to_lynx(page)
+    assert first is not None and "file:///page.html#comments" in first and "file:///other.html" in first
+    assert first == rm.to_lynx(page)  # lynx's temporary file and folder get new names each run
+
+
 def test_markdown_skips_without_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("html2text")
     import run_markdown as rm
