@@ -20,6 +20,7 @@ import os
 import platform
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +49,10 @@ CASES: dict[str, tuple[str, str]] = {
     "json-escapes": ("\\u5317\\u4eac\\u3002\\n", "a JSON string's escaped form (read in Python)"),
     "misread-as-gbk": ("北京的新闻。".encode().decode("gb18030", "replace"), "UTF-8 read as GB18030 (read in Python)"),
     "gbk-lost-bytes": ("这是我的。\n".encode().decode("gbk", "ignore"), "UTF-8 read as GBK, a byte lost in each line"),
+    "wrapped": (
+        textwrap.fill("The council met on Tuesday about the new bridge over the river, and its cost. " * 4, 72) + "\n",
+        "prose wrapped at 72 columns (its lines joined back into one)",
+    ),
 }
 
 #: Peak memory growth allowed, bytes per character of the document: 3x the 4-byte
