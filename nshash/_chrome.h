@@ -110,16 +110,16 @@ typedef struct {
     Py_ssize_t width;                    /* -1 until asked */
 } wrap_state;
 
-/* A line of prose s[a:b] (a space, no CJK character) read; above: the length of the line of prose right above it
- * (0: none, or a blank line between). */
-static inline void count_line(wrap_state *wrap, const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t above) {
+/* A line of prose s[a:b] (a space, no CJK character; its first space at a + word) read; above: the length of the
+ * line of prose right above it (0: none, or a blank line between). */
+static inline void count_line(wrap_state *wrap, const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t word,
+                              Py_ssize_t above) {
     if (b - a > WRAP_WIDEST) {
         wrap->too_long = 1;
     } else {
         wrap->lengths[b - a]++;
         wrap->ended[b - a] += ends_at(s, a, b - a);
-        Py_ssize_t made = above + 1 + (find_char(s, a, b, ' ') - a);
-        if (above && made <= WRAP_WIDEST) wrap->fits[made]++;
+        if (above && above + 1 + word <= WRAP_WIDEST) wrap->fits[above + 1 + word]++;
     }
 }
 
@@ -132,13 +132,15 @@ static Py_ssize_t width_of(wrap_state *wrap, const Py_UCS4 *s, Py_ssize_t r, Py_
         r = end + 1;
         while (a < b && Py_UNICODE_ISSPACE(s[a])) a++;
         while (b > a && Py_UNICODE_ISSPACE(s[b - 1])) b--;
-        int spaced = 0, cjk = 0;
+        Py_ssize_t word = -1; /* where the first space is, from a */
+        int cjk = 0;
         for (Py_ssize_t i = a; i < b && !cjk; i++) {
-            spaced |= s[i] == ' ';
+            if (word < 0 && s[i] == ' ') word = i - a;
             cjk = is_cjk(s[i]);
         }
-        if (spaced && !cjk) count_line(wrap, s, a, b, above);
-        above = spaced && !cjk ? b - a : 0;
+        int prose = word >= 0 && !cjk;
+        if (prose) count_line(wrap, s, a, b, word, above);
+        above = prose ? b - a : 0;
     }
     Py_ssize_t width = WRAP_WIDEST, full = 0, ended = 0, fits = 0, body = 0;
     while (width > 0 && wrap->lengths[width] == 0) width--;
@@ -160,19 +162,27 @@ static Py_ssize_t wrap_width(const Py_UCS4 *s, Py_ssize_t n) {
     return width_of(&state, s, 0, n, 0);
 }
 
+/* wrap_width of the page as it came, which restore_lines handed back (*came, len characters): read, then freed. */
+static Py_ssize_t width_as_it_came(Py_UCS4 **came, Py_ssize_t len) {
+    Py_ssize_t width = wrap_width(*came, len);
+    PyMem_RawFree(*came);
+    *came = NULL;
+    return width;
+}
+
 /* The line read before the next one (not the line it may have been joined to), for chrome._wraps. */
 typedef struct {
     Py_ssize_t len, seps;
     int prose; /* it holds a space and no CJK character */
 } wrap_line;
 
-/* chrome._wraps on the line s[a:b] below above, the lines after it s[r:n]. */
+/* chrome._wraps on the line s[a:b] below above (its first word word long: b - a without a space), the lines after
+ * it s[r:n]. */
 static int wraps(wrap_state *wrap, const Py_UCS4 *s, const wrap_line *above, Py_ssize_t a, Py_ssize_t b,
-                 Py_ssize_t seps, Py_ssize_t cjk, Py_ssize_t r, Py_ssize_t n) {
+                 Py_ssize_t word, Py_ssize_t seps, Py_ssize_t cjk, Py_ssize_t r, Py_ssize_t n) {
     if (seps >= 2 || above->seps >= 2 || !above->prose || cjk) return 0;
-    Py_ssize_t first_space = find_char(s, a, b, ' ') - a;
-    Py_ssize_t width = width_of(wrap, s, r, n, first_space < b - a ? b - a : 0);
-    return width && above->len > width - WRAP_SLACK && above->len + 1 + first_space > width;
+    Py_ssize_t width = width_of(wrap, s, r, n, word < b - a ? b - a : 0);
+    return width && above->len > width - WRAP_SLACK && above->len + 1 + word > width;
 }
 
 /*
@@ -303,10 +313,11 @@ static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len, int *joined, site_signature 
         next.seps = count_separators(s, a, 0, b, &next, &cjk);
         next.weight = next.len + cjk;
         /* read before the line moves */
-        int prose = cjk == 0 && find_char(s, a, b, ' ') < b;
-        if (prose && wrap->width < 0) count_line(wrap, s, a, b, !blank && above.prose ? above.len : 0);
+        Py_ssize_t word = cjk == 0 ? find_char(s, a, b, ' ') - a : b - a; /* its first word, when no CJK */
+        int prose = cjk == 0 && word < b - a;
+        if (prose && wrap->width < 0) count_line(wrap, s, a, b, word, !blank && above.prose ? above.len : 0);
         int joins = count > 0 && (continues(s, &last, &next) ||
-                                  (!blank && wraps(wrap, s, &above, a, b, next.seps, cjk, r, n)));
+                                  (!blank && wraps(wrap, s, &above, a, b, word, next.seps, cjk, r, n)));
         above = (wrap_line){b - a, next.seps, prose};
         blank = 0;
         if (joins) {

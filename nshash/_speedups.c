@@ -223,18 +223,10 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
      * here when they are broken, as drop_chrome goes when not) */
     Py_ssize_t came_len = n, width = -1;
     if (restore_lines_keeping(&s, &n, &capacity, FLAT_LINE, 0, o.chrome ? &came : NULL) < 0) goto done;
-    if (came != NULL) {
-        width = wrap_width(came, came_len);
-        PyMem_RawFree(came);
-        came = NULL;
-    }
+    if (came != NULL) width = width_as_it_came(&came, came_len); /* freed before restore_edges copies the page */
     if (joined && restore_lines_keeping(&s, &n, &capacity, FLAT_EDGE, 1, o.chrome && width < 0 ? &came : NULL) < 0)
         goto done;
-    if (came != NULL) {
-        width = wrap_width(came, came_len);
-        PyMem_RawFree(came);
-        came = NULL;
-    }
+    if (came != NULL) width = width_as_it_came(&came, came_len);
     int flat = 0;
     if (joined) {
         Py_ssize_t head_after, tail_after;

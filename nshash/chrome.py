@@ -120,8 +120,9 @@ def wrap_width(text: str) -> int:
                 return 0  # a paragraph on one line
             lengths[len(line)] += 1
             ended[len(line)] += _ends_sentence(line)
-            if above and above + 1 + line.index(" ") <= WRAP_WIDEST:
-                fits[above + 1 + line.index(" ")] += 1
+            made = above + 1 + line.index(" ")  # the line above with this one's first word
+            if above and made <= WRAP_WIDEST:
+                fits[made] += 1
             above = len(line)
         else:
             above = 0
