@@ -64,6 +64,7 @@ CHROME = (
     "CHROME_KEEP",
     "CHROME_PROSE",
     "SITE_EDGE_LINES",
+    "BYLINE_MAX",
 )
 
 
@@ -288,6 +289,7 @@ setup(
                 "nshash/_markup.h",
                 "nshash/_mojibake.h",
                 "nshash/_chrome.h",
+                "nshash/_bylines.h",
                 "nshash/_linebreaks.h",
                 "nshash/_sentences.h",
                 "nshash/_member.h",

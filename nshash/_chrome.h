@@ -5,6 +5,7 @@
  */
 #ifndef NSHASH_CHROME_H
 #define NSHASH_CHROME_H
+#include "_bylines.h"
 #include "_sentences.h" /* line_key_of */
 #include "_tables.h"
 
@@ -260,15 +261,19 @@ typedef struct {
     Py_ssize_t count;
 } site_signature;
 
+/* byline: the byline's index (-1: none), never an edge line. */
 static int edge_site_keys(const Py_UCS4 *s, const Py_ssize_t *lens, const unsigned char *keep, Py_ssize_t count,
-                          site_signature *site) {
+                          Py_ssize_t byline, site_signature *site) {
     Py_ssize_t first = 0, last = count - 1, found = 0;
     while (first < count && !keep[first]) first++;
     if (first == count) return 0; /* nothing kept: no edges (the page stays whole) */
     while (!keep[last]) last--;
+    /* SITE_EDGE_LINES lines at each edge, the byline not one of them */
+    Py_ssize_t top = SITE_EDGE_LINES + (byline >= 0 && byline < first && byline < SITE_EDGE_LINES);
+    Py_ssize_t bottom = count - SITE_EDGE_LINES - (byline > last && byline >= count - SITE_EDGE_LINES);
     uint32_t keys[2 * SITE_EDGE_LINES];
     for (Py_ssize_t i = 0, at = 0; i < count; at += lens[i++] + 1) {
-        if (!((i < first && i < SITE_EDGE_LINES) || (i > last && i >= count - SITE_EDGE_LINES))) continue;
+        if (i == byline || !((i < first && i < top) || (i > last && i >= bottom))) continue;
         uint32_t key;
         Py_ssize_t chars;
         if (line_key_of(s + at, lens[i], site->buf, &key, &chars) < 0) return -1;
@@ -297,7 +302,8 @@ static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len, int *joined, site_signature 
     if (!has_char(s, n, '\n')) return 0;
     wrap_state state = {{0}, {0}, {0}, 0, width}, *wrap = &state;
     wrap_line above = {0, 0, 0};
-    int blank = 0; /* a blank line since the last line read */
+    int blank = 0;          /* a blank line since the last line read */
+    Py_ssize_t byline = -1; /* chrome.is_byline: the first one's index among the lines, never joined */
     while (r < n) {
         Py_ssize_t end = find_char(s, r, n, '\n');
         Py_ssize_t a = r, b = end;
@@ -316,8 +322,9 @@ static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len, int *joined, site_signature 
         Py_ssize_t word = cjk == 0 ? find_char(s, a, b, ' ') - a : b - a; /* its first word, when no CJK */
         int prose = cjk == 0 && word < b - a;
         if (prose && wrap->width < 0) count_line(wrap, s, a, b, word, !blank && above.prose ? above.len : 0);
-        int joins = count > 0 && (continues(s, &last, &next) ||
-                                  (!blank && wraps(wrap, s, &above, a, b, word, next.seps, cjk, r, n)));
+        int is_by = byline < 0 && is_byline(s, a, b, next.weight);
+        int joins = count > 0 && !is_by && byline != count - 1 &&
+                    (continues(s, &last, &next) || (!blank && wraps(wrap, s, &above, a, b, word, next.seps, cjk, r, n)));
         above = (wrap_line){b - a, next.seps, prose};
         blank = 0;
         if (joins) {
@@ -341,6 +348,7 @@ static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len, int *joined, site_signature 
                 return -1;
             }
         }
+        if (is_by) byline = count;
         if (count > 0) s[w++] = '\n'; /* the lines joined as the result has them */
         memmove(s + w, s + a, (size_t)(b - a) * sizeof(Py_UCS4));
         /* The scan state was taken at the line's reading position: move it along. */
@@ -360,13 +368,19 @@ static int drop_chrome(Py_UCS4 *s, Py_ssize_t *len, int *joined, site_signature 
     }
     if (count >= CHROME_MIN_LINES) without_chrome(s, &lines, keep, count);
     else without_edge_lists(s, w, lines.lens, keep, count);
+    if (byline >= 0) keep[byline] = 0;
     Py_ssize_t kept = 0, total = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
         total += lines.weights[i];
         kept += keep[i] ? lines.weights[i] : 0;
     }
-    if ((double)kept >= CHROME_KEEP * (double)total) { /* else the page stays whole: s[0:w] as it is */
-        if (edge_site_keys(s, lines.lens, keep, count, site) < 0) {
+    int whole = (double)kept < CHROME_KEEP * (double)total; /* the page stays whole, but its byline */
+    if (whole && byline >= 0) {
+        memset(keep, 1, (size_t)count);
+        keep[byline] = 0;
+    }
+    if (!whole || byline >= 0) { /* else s[0:w] as it is */
+        if (!whole && edge_site_keys(s, lines.lens, keep, count, byline, site) < 0) {
             free_sizes(&lines);
             PyMem_RawFree(keep);
             return -1;

@@ -201,7 +201,7 @@ static PyObject *tables(PyObject *self, PyObject *unused) {
     }
     PyObject *entities = names_tuple(entity_names, N_ENTITY_CHARS);
     return Py_BuildValue(
-        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsisisisisisisisisisisdsisdsdsdsisisisisy#sy#sy#sKsNsNsisisisdsisisdsNsi}", "NOISE",
+        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsisisisisisisisisisisdsisdsdsdsisisisisisy#sy#sy#sKsNsNsisisisdsisisdsNsi}", "NOISE",
         codes_str(noise, N_NOISE), "default_single",
         codes_str(delims_default_single, N_DELIMS_DEFAULT_SINGLE), "default_pair",
         codes_str(delims_default_pair, N_DELIMS_DEFAULT_PAIR), "design_single",
@@ -216,7 +216,7 @@ static PyObject *tables(PyObject *self, PyObject *unused) {
         codes_str(ignorecase_ascii, N_IGNORECASE_ASCII), "fold", fold, "CHROME_MIN_LINES", CHROME_MIN_LINES,
         "CHROME_SHORT", CHROME_SHORT, "CHROME_SEGMENTS", CHROME_SEGMENTS, "CHROME_RUN", CHROME_RUN, "WRAP_MIN",
         WRAP_MIN, "WRAP_LOWER", WRAP_LOWER, "WRAP_WIDEST", WRAP_WIDEST, "WRAP_NARROWEST", WRAP_NARROWEST, "WRAP_SLACK",
-        WRAP_SLACK, "WRAP_FULL", WRAP_FULL, "WRAP_SHARE", WRAP_SHARE, "WRAP_BODY", WRAP_BODY, "WRAP_ENDED", WRAP_ENDED, "WRAP_FITS", WRAP_FITS, "CHROME_KEEP", CHROME_KEEP, "CHROME_PROSE", CHROME_PROSE, "FLAT_LINE",
+        WRAP_SLACK, "WRAP_FULL", WRAP_FULL, "WRAP_SHARE", WRAP_SHARE, "WRAP_BODY", WRAP_BODY, "WRAP_ENDED", WRAP_ENDED, "WRAP_FITS", WRAP_FITS, "CHROME_KEEP", CHROME_KEEP, "CHROME_PROSE", CHROME_PROSE, "BYLINE_MAX", BYLINE_MAX, "FLAT_LINE",
         FLAT_LINE, "FLAT_EDGE", FLAT_EDGE, "FLAT_PIECE", FLAT_PIECE, "TAIL_MARK",
         tail_mark, (Py_ssize_t)TAIL_MARK_LEN, "LINE_MARK", line_mark, (Py_ssize_t)LINE_MARK_LEN, "WHOLE_TEXT_PREFIX",
         doc_prefix, (Py_ssize_t)DOC_PREFIX_LEN, "NO_KEY", (unsigned long long)NO_KEY, "NOTICE_MARKERS", notice_tuple(),

@@ -37,4 +37,4 @@ NSHASH_NO_SPEEDUPS=1 python3 -m pytest -q -p no:randomly tests/test_decide.py te
     tests/test_nshash.py tests/test_batch.py tests/test_speedups.py tests/test_options.py tests/test_determinism.py \
     tests/test_store_contract.py tests/test_persistence.py tests/test_many.py tests/test_odd_input.py \
     tests/test_sketch_numpy.py tests/test_packed.py tests/test_site.py tests/test_pieces.py tests/test_markdown.py tests/test_mojibake.py tests/test_mojibake_gbk.py tests/test_escaped.py \
-    tests/test_wrapping.py
+    tests/test_wrapping.py tests/test_bylines.py

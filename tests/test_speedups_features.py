@@ -85,7 +85,7 @@ def test_the_c_tables_are_the_python_ones() -> None:
     assert set(tables["CLOSERS"]) == chrome._CLOSERS
     assert tuple(zip(tables["entity_names"], tables["entity_chars"])) == text._COMMON_ENTITIES
     # every one the C needs
-    for name in [name for name in vars(chrome) if name.startswith(("CHROME_", "WRAP_"))]:
+    for name in [name for name in vars(chrome) if name.startswith(("CHROME_", "WRAP_", "BYLINE_"))]:
         assert tables[name] == getattr(chrome, name), name
     for name in ("FLAT_LINE", "FLAT_EDGE", "FLAT_PIECE"):
         assert tables[name] == getattr(linebreaks, name), name
