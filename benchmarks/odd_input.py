@@ -53,6 +53,10 @@ CASES: dict[str, tuple[str, str]] = {
         textwrap.fill("The council met on Tuesday about the new bridge over the river, and its cost. " * 4, 72) + "\n",
         "prose wrapped at 72 columns (its lines joined back into one)",
     ),
+    "dated-lines": (
+        "Released on May 14, 2021: 2021-05-14 | 14 May 2021, fixed.\n",
+        "short lines holding dates, each a sentence: every one read for a byline",
+    ),
 }
 
 #: Peak memory growth allowed, bytes per character of the document: 3x the 4-byte
