@@ -32,6 +32,10 @@ static const char *const month_words[] = {"january", "jan", "february", "feb", "
 /* chrome._MONTH at s[i:b] (a letter at i, none before it): where it ends (past its '.'), or -1. */
 static Py_ssize_t month_at(const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t i, Py_ssize_t b) {
     if (i > a && ascii_letter(s[i - 1])) return -1;
+    switch (s[i] | 0x20) { /* the first letters of the months: most words go here */
+    case 'j': case 'f': case 'm': case 'a': case 's': case 'o': case 'n': case 'd': break;
+    default: return -1;
+    }
     Py_ssize_t j = i;
     char word[10];
     while (j < b && ascii_letter(s[j])) {
@@ -119,7 +123,9 @@ static int is_byline(const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t we
     if (weight > BYLINE_MAX || a == b) return 0;
     Py_UCS4 last = s[b - 1];
     if (last == '.' || last == '!' || last == '?') return 0; /* _BYLINE_PROSE_RE: a sentence end at its end */
-    int date = 0;
+    Py_ssize_t digit = a; /* every date holds one: most lines have none and go here */
+    while (digit < b && !ascii_digit(s[digit])) digit++;
+    if (digit == b) return 0;
     for (Py_ssize_t i = a; i < b; i++) {
         Py_UCS4 c = s[i];
         if (c == 0x3002 || c == 0xFF01 || c == 0xFF1F || c == 0xFF0C || c == 0xFF1B) return 0; /* 。！？，； */
@@ -128,8 +134,9 @@ static int is_byline(const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t we
             Py_ssize_t k = past_spaces(s, i + 1, b);
             if (k > i + 1 && k + 1 < b && s[k] >= 'A' && s[k] <= 'Z' && s[k + 1] >= 'a' && s[k + 1] <= 'z') return 0;
         }
-        date = date || date_at(s, a, i, b);
     }
-    return date;
+    for (Py_ssize_t i = a; i < b; i++)
+        if (date_at(s, a, i, b)) return 1;
+    return 0;
 }
 #endif
