@@ -109,6 +109,7 @@ _DATE_RE: Final = re.compile(
     rf"|{_MONTH}\s+[0-9]{{1,2}}(?:st|nd|rd|th)?,?\s+[0-9]{{4}}(?![0-9])"
     rf"|(?<![0-9])[0-9]{{1,2}}\s+{_MONTH},?\s+[0-9]{{4}}(?![0-9])"
 )
+_DIGIT_RE: Final = re.compile(r"[0-9]")
 #: What a byline never holds: a Chinese sentence end, comma or semicolon, a sentence end before the
 #: next sentence, or one at its end.
 _BYLINE_PROSE_RE: Final = re.compile(r"[。！？，；]|[.!?](?:\s+[A-Z][a-z]|$)")
@@ -132,6 +133,7 @@ def is_byline(line: str, weight: int) -> bool:
     """
     return (
         weight <= BYLINE_MAX
+        and _DIGIT_RE.search(line) is not None  # every date holds one: most lines go here
         and "://" not in line
         and _DATE_RE.search(line) is not None
         and _BYLINE_PROSE_RE.search(line) is None
