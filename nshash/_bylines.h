@@ -24,10 +24,11 @@ static inline Py_ssize_t past_spaces(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t 
     return i;
 }
 
-static const char *const month_words[] = {"january", "jan", "february", "feb", "march",   "mar", "april",
-                                          "apr",     "may", "june",     "jun", "july",    "jul", "august",
-                                          "aug",     "sept", "september", "sep", "october", "oct", "november",
-                                          "nov",     "december", "dec"};
+/* chrome._MONTHS, lower-cased */
+static const char *const month_words[] = {
+    "january", "jan", "february", "feb", "march", "mar", "april", "apr", "may", "june", "jun", "july",
+    "jul", "august", "aug", "september", "sept", "sep", "october", "oct", "november", "nov", "december", "dec",
+};
 
 /* chrome._MONTH at s[i:b] (a letter at i, none before it): where it ends (past its '.'), or -1. */
 static Py_ssize_t month_at(const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t i, Py_ssize_t b) {
