@@ -18,12 +18,6 @@ static inline Py_ssize_t digits_at(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t b)
     return j - i;
 }
 
-/* Past the whitespace at s[i:b] (Py_UNICODE_ISSPACE: what the regex's \s matches). */
-static inline Py_ssize_t past_spaces(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t b) {
-    while (i < b && Py_UNICODE_ISSPACE(s[i])) i++;
-    return i;
-}
-
 /* chrome._MONTHS, lower-cased */
 static const char *const month_words[] = {
     "january", "jan", "february", "feb", "march", "mar", "april", "apr", "may", "june", "jun", "july",
@@ -33,7 +27,7 @@ static const char *const month_words[] = {
 /* chrome._MONTH at s[i:b] (a letter at i, none before it): where it ends (past its '.'), or -1. */
 static Py_ssize_t month_at(const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t i, Py_ssize_t b) {
     if (i > a && ascii_letter(s[i - 1])) return -1;
-    switch (s[i] | 0x20) { /* the first letters of the months: most words go here */
+    switch (s[i] | 0x20) { /* lower case (i is a letter); the first letters of the months: most words go here */
     case 'j': case 'f': case 'm': case 'a': case 's': case 'o': case 'n': case 'd': break;
     default: return -1;
     }
@@ -54,7 +48,7 @@ static Py_ssize_t month_at(const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t i, Py_ssiz
 
 /* \s+[0-9]{4}(?![0-9]) at s[i:b]. */
 static inline int spaced_year(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t b) {
-    Py_ssize_t j = past_spaces(s, i, b);
+    Py_ssize_t j = skip_space(s, b, i);
     return j > i && digits_at(s, j, b) == 4;
 }
 
@@ -62,7 +56,7 @@ static inline int spaced_year(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t b) {
 static int date_at(const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t i, Py_ssize_t b) {
     if (ascii_letter(s[i])) { /* May 14, 2021 */
         Py_ssize_t j = month_at(s, a, i, b), k;
-        if (j < 0 || (k = past_spaces(s, j, b)) == j) return 0;
+        if (j < 0 || (k = skip_space(s, b, j)) == j) return 0;
         Py_ssize_t day = digits_at(s, k, b);
         if (day < 1 || day > 2) return 0;
         k += day;
@@ -111,7 +105,7 @@ static int date_at(const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t i, Py_ssize_t b) {
         return 0;
     }
     /* 14 May 2021 */
-    Py_ssize_t k = past_spaces(s, j, b);
+    Py_ssize_t k = skip_space(s, b, j);
     if (k == j || k >= b || !ascii_letter(s[k])) return 0;
     k = month_at(s, a, k, b);
     if (k < 0) return 0;
@@ -132,7 +126,7 @@ static int is_byline(const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t b, Py_ssize_t we
         if (c == 0x3002 || c == 0xFF01 || c == 0xFF1F || c == 0xFF0C || c == 0xFF1B) return 0; /* 。！？，； */
         if (c == ':' && i + 2 < b && s[i + 1] == '/' && s[i + 2] == '/') return 0;               /* a URL */
         if (c == '.' || c == '!' || c == '?') { /* before the next sentence */
-            Py_ssize_t k = past_spaces(s, i + 1, b);
+            Py_ssize_t k = skip_space(s, b, i + 1);
             if (k > i + 1 && k + 1 < b && s[k] >= 'A' && s[k] <= 'Z' && s[k + 1] >= 'a' && s[k + 1] <= 'z') return 0;
         }
     }

@@ -41,11 +41,6 @@ static inline Py_ssize_t copy_to(Py_UCS4 *s, Py_ssize_t r, Py_ssize_t *w, Py_ssi
     return next;
 }
 
-static Py_ssize_t skip_space(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
-    while (i < n && Py_UNICODE_ISSPACE(s[i])) i++;
-    return i;
-}
-
 /*
  * The tag name at s[i..]: the run of ASCII letters and digits.  Under
  * re.IGNORECASE a few non-ASCII characters (ſ, K, ı, İ) match ASCII letters,

@@ -98,6 +98,12 @@ static inline Py_UCS4 fold_char(Py_UCS4 c) {
 /* ASCII-only lower-casing, as nshash.text.ascii_lower. */
 static inline Py_UCS4 ascii_lower(Py_UCS4 c) { return (c - 'A') < 26u ? c + 32 : c; }
 
+/* Past the whitespace at s[i:n] (Py_UNICODE_ISSPACE: str.isspace, what a regex's \s matches). */
+static Py_ssize_t skip_space(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t i) {
+    while (i < n && Py_UNICODE_ISSPACE(s[i])) i++;
+    return i;
+}
+
 static void mark(const Py_UCS4 *list, int n, unsigned cls) {
     for (int i = 0; i < n; i++)
         if (list[i] < 0x10000) bmp_class[list[i]] |= (uint16_t)cls;
