@@ -15,6 +15,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 SECTIONS = {
     "**A corpus built by someone else.**": RESULTS / "indep" / "quality.json",
     "**The same simulation over real articles.**": RESULTS / "indep-real" / "quality.json",
+    "**Books no rule was checked on.**": RESULTS / "indep-heldout" / "quality.json",
 }
 # The table's row names -> run_quality's method names.
 METHODS = {

@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from realpool import DEFAULT_REALPAGES, real_articles
 from simulate import Simulated, simulate
-from sources import DEFAULT_SRC, drop_near_copies, en_articles, zh_articles
+from sources import DEFAULT_SRC, SOURCE_SETS, drop_near_copies
 
 #: File name -> (articles, sites). Each article is one cluster.
 FILES = {"zh": (600, 60), "en": (1100, 70), "zh-small": (170, 30), "en-small": (200, 30)}
@@ -63,12 +63,14 @@ def write_jsonl(path: str, rows: list[dict[str, Any]], ensure_ascii: bool) -> No
             f.write(json.dumps(row, ensure_ascii=ensure_ascii) + "\n")
 
 
-def build(src: str, seed: int, out: str, realpages: str | None = None) -> dict[str, Any]:
+def build(src: str, seed: int, out: str, realpages: str | None = None, sources: str = "default") -> dict[str, Any]:
     """Write the four files of ``seed`` into ``out`` (three with ``realpages``); returns what stats.json holds.
 
     ``realpages``: draw the articles from the real pages in that folder instead (:mod:`realpool`): the
     zh and en files, and ``other`` (the other languages' articles, simulated as English pages are),
-    every article of the pool once, sites in the Debian files' proportion.
+    every article of the pool once, sites in the Debian files' proportion.  ``sources``: which Debian
+    texts (:data:`~sources.SOURCE_SETS`): ``heldout`` are books no nshash rule was checked on, every
+    article once as well.
     """
     os.makedirs(out, exist_ok=True)
     files = FILES
@@ -78,7 +80,10 @@ def build(src: str, seed: int, out: str, realpages: str | None = None) -> dict[s
         pools = real_articles(realpages)
         files = {name: _scaled(name, len(pools[name])) for name in ("zh", "en", "other")}
     else:
+        zh_articles, en_articles = SOURCE_SETS[sources]
         pools = {"zh": drop_near_copies(zh_articles(src)), "en": drop_near_copies(en_articles(src))}
+        if sources != "default":
+            files = {name: _scaled(name, len(pools[name])) for name in ("zh", "en")}
     if not pools["zh"] or not pools["en"]:
         raise SystemExit(f"no articles found under {realpages or src}: run fetch_sources.sh first, or set --src")
     all_stats: dict[str, Any] = {"pool_articles": {k: len(v) for k, v in pools.items()}}
@@ -108,8 +113,14 @@ def main() -> None:
     ap.add_argument(
         "--realpages", nargs="?", const=DEFAULT_REALPAGES, help="draw the articles from the real pages (realpool.py)"
     )
+    ap.add_argument(
+        "--sources",
+        choices=sorted(SOURCE_SETS),
+        default="default",
+        help="which Debian texts: default, or heldout (books no nshash rule was checked on; default: %(default)s)",
+    )
     args = ap.parse_args()
-    build(args.src, args.seed, args.out, args.realpages)
+    build(args.src, args.seed, args.out, args.realpages, args.sources)
 
 
 if __name__ == "__main__":
