@@ -12,6 +12,7 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNAL
     . .venv/bin/activate
 fi
 
+bash scripts/build_deps.sh python3  # LevelDB's headers and g++, if plyvel must be built here
 python3 -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 
 # The Redis store's tests start a real redis-server.
