@@ -16,18 +16,24 @@ partitions differently when the result is computed.
 
 from __future__ import annotations
 
+import re
 import sys
 from array import array
 from collections import deque
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from nshash.batch import all_features, final_ids, new_index
-from nshash.errors import ArgumentError, ArgumentTypeError, NSHashError, missing_dependency
+from nshash.errors import ArgumentError, ArgumentTypeError, MissingDependencyError, NSHashError, missing_dependency
 from nshash.packed import pack
 
 #: Partitions being fingerprinted on the workers ahead of the assignment, per worker.
 AHEAD_PER_WORKER = 2
+
+
+#: The oldest Dask that passes the ids on: from 2024.3 to 2025.4 its map_partitions gave a delayed
+#: argument to the function uncomputed ("Delayed objects of unspecified length have no len()").
+DASK_MIN: Final = (2025, 5)
 
 
 def _dask() -> tuple[Any, Any]:
@@ -36,6 +42,12 @@ def _dask() -> tuple[Any, Any]:
         import dask.dataframe as dd
     except ImportError as exc:
         raise missing_dependency("dask", "dask") from exc
+    version = str(getattr(dask, "__version__", "0"))
+    if tuple(int(part) for part in re.findall(r"\d+", version)[:2]) < DASK_MIN:
+        raise MissingDependencyError(
+            f"nshash.dask needs dask {DASK_MIN[0]}.{DASK_MIN[1]} or later, found {version}: "
+            "pip install -U 'nshash[dask]'"
+        )
     return dask, dd
 
 

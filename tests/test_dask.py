@@ -173,6 +173,15 @@ def test_progress_bar_counts_the_documents(client: object, capsys: pytest.Captur
     assert f"{len(texts)} doc" in capsys.readouterr().err
 
 
+def test_a_dask_that_passes_delayed_arguments_on_uncomputed_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dask
+
+    series = dd.from_pandas(pd.Series(["a"], dtype=object), npartitions=1)
+    monkeypatch.setattr(dask, "__version__", "2025.4.1")  # the last release that did (dask/dask#11907)
+    with pytest.raises(nshash.MissingDependencyError, match=r"dask 2025\.5 or later, found 2025\.4\.1"):
+        nshash_dask.similar_ids(series)
+
+
 def test_progress_without_tqdm_names_the_extra(client: object, monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
