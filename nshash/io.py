@@ -215,7 +215,10 @@ def _read_jsonl(stream: IO[bytes], source: str) -> Table:
             errors.add(f"line {number}", "invalid JSON: nested too deeply")
             continue
         except ValueError as exc:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
-            errors.add(f"line {number}", f"invalid JSON: {str(exc).split(':')[0]}")
+            # In words of our own: Python's differ between versions ("(4300)", "(4300 digits)").
+            limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+            problem = f"an integer of more than {limit} digits" if limit else str(exc).split(":")[0]
+            errors.add(f"line {number}", f"invalid JSON: {problem}")
             continue
         if not isinstance(row, dict):
             errors.add(f"line {number}", f"expected a JSON object, found {type(row).__name__}")

@@ -7,6 +7,7 @@ paragraphs, a few hundred to a few thousand characters, mostly prose.
 from __future__ import annotations
 
 import gzip
+import itertools
 import math
 import re
 from collections.abc import Iterator
@@ -225,7 +226,7 @@ def _cuts(paras: list[str], heads: set[int], limits: Limits) -> list[tuple[int, 
             size = 0
         size += len(p)
     bounds.append(len(paras))
-    return list(zip(bounds, bounds[1:]))
+    return list(itertools.pairwise(bounds))
 
 
 def chunk(secs: list[tuple[str, list[str]]], lang: str, limits: Limits) -> Iterator[tuple[str, list[str]]]:

@@ -15,7 +15,8 @@ import html
 import os
 import re
 from collections import Counter
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 Article = dict[str, Any]
 
