@@ -6,7 +6,8 @@
 
 Writes zh.jsonl, en.jsonl, zh-small.jsonl, en-small.jsonl (one page a line: id, label, text, site, kind),
 a ``.meta.jsonl`` beside each (the edits of each page, for analysis only) and stats.json into DIR.
-The same seed and source tree give the same files byte for byte. Only the standard library is used.
+The same seed and source tree give the same files byte for byte. Only the standard library is used
+(OpenCC too with ``--traditional``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from realpool import DEFAULT_REALPAGES, real_articles
 from simulate import Simulated, simulate
 from sources import DEFAULT_SRC, SOURCE_SETS, drop_near_copies
+from traditional import traditional_mirrors
 
 #: File name -> (articles, sites). Each article is one cluster.
 FILES = {"zh": (600, 60), "en": (1100, 70), "zh-small": (170, 30), "en-small": (200, 30)}
@@ -63,14 +65,17 @@ def write_jsonl(path: str, rows: list[dict[str, Any]], ensure_ascii: bool) -> No
             f.write(json.dumps(row, ensure_ascii=ensure_ascii) + "\n")
 
 
-def build(src: str, seed: int, out: str, realpages: str | None = None, sources: str = "default") -> dict[str, Any]:
+def build(
+    src: str, seed: int, out: str, realpages: str | None = None, sources: str = "default", traditional: bool = False
+) -> dict[str, Any]:
     """Write the four files of ``seed`` into ``out`` (three with ``realpages``); returns what stats.json holds.
 
     ``realpages``: draw the articles from the real pages in that folder instead (:mod:`realpool`): the
     zh and en files, and ``other`` (the other languages' articles, simulated as English pages are),
     every article of the pool once, sites in the Debian files' proportion.  ``sources``: which Debian
     texts (:data:`~sources.SOURCE_SETS`): ``heldout`` are books no nshash rule was checked on, every
-    article once as well.
+    article once as well.  ``traditional``: also ``zh-trad.jsonl``, the zh file with half of each
+    story's later pages in traditional characters (:mod:`traditional`; needs OpenCC).
     """
     os.makedirs(out, exist_ok=True)
     files = FILES
@@ -91,6 +96,11 @@ def build(src: str, seed: int, out: str, realpages: str | None = None, sources: 
         sim = simulate(name, pools[name.split("-")[0]], seed, n_articles, n_sites)
         write_jsonl(os.path.join(out, name + ".jsonl"), sim.docs, ensure_ascii=False)
         write_jsonl(os.path.join(out, name + ".meta.jsonl"), sim.metas, ensure_ascii=True)
+        if traditional and name == "zh":
+            docs, metas = traditional_mirrors(sim.docs, sim.metas, seed)
+            write_jsonl(os.path.join(out, "zh-trad.jsonl"), docs, ensure_ascii=False)
+            write_jsonl(os.path.join(out, "zh-trad.meta.jsonl"), metas, ensure_ascii=True)
+            all_stats["zh-trad"] = Counter(m["traditional"] for m in metas if "traditional" in m)
         st = all_stats[name] = stats(sim)
         shown = ("docs", "clusters", "singleton_share_of_clusters", "cluster_size_hist", "kinds")
         print(name, json.dumps({k: st[k] for k in shown}, ensure_ascii=False))
@@ -119,8 +129,13 @@ def main() -> None:
         default="default",
         help="which Debian texts: default, or heldout (books no nshash rule was checked on; default: %(default)s)",
     )
+    ap.add_argument(
+        "--traditional",
+        action="store_true",
+        help="also write zh-trad.jsonl: half of each story's later pages in traditional characters (needs OpenCC)",
+    )
     args = ap.parse_args()
-    build(args.src, args.seed, args.out, args.realpages, args.sources)
+    build(args.src, args.seed, args.out, args.realpages, args.sources, args.traditional)
 
 
 if __name__ == "__main__":
