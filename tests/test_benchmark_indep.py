@@ -15,6 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks" / "indep"))
 
+import sources
 from simulate import Simulated, simulate
 from sources import drop_near_copies, en_articles, zh_articles
 
@@ -206,6 +207,67 @@ def test_build_writes_the_four_files_from_a_source_tree(tmp_path: Path) -> None:
         assert len(docs) == len(metas) == stats[name]["docs"]
         assert len({d["label"] for d in docs}) == stats[name]["clusters"] == stats[name]["articles"]
     assert json.loads((out / "stats.json").read_text(encoding="utf-8")) == json.loads(json.dumps(stats))
+
+
+def _handbook(article: dict[str, Any]) -> str:
+    """An article as a page of the Debian Administrator's Handbook: Publican's ``<div class="para">``."""
+    paras = "".join(f'<div class="para">\n{p}\n</div>' for p in article["paras"])
+    return f'<html><body><div class="section"><h2 class="title">{article["title"]}</h2>{paras}</div></body></html>'
+
+
+def test_heldout_books_give_their_own_pool_and_files(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    books = {
+        ("zh", "handbook"): "usr/share/doc/debian-handbook/html/zh-CN/sect.p{i}.html",
+        ("zh", "reference"): "usr/share/doc/debian-reference-zh-cn/docs/ch0{i}.zh-cn.html",
+        ("en", "handbook"): "usr/share/doc/debian-handbook/html/en-US/sect.p{i}.html",
+        ("en", "reference"): "usr/share/doc/debian-reference-en/docs/ch0{i}.en.html",
+    }
+    for (lang, book), pattern in books.items():
+        for i, article in enumerate(_articles(lang == "zh")):
+            if (i % 2 == 0) != (book == "handbook"):
+                continue  # half the articles in each book
+            page = src / pattern.format(i=i)
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(_handbook(article), encoding="utf-8")
+    zh, en = (articles(str(src)) for articles in sources.SOURCE_SETS["heldout"])
+    assert {a["group"] for a in zh} == {a["group"] for a in en} == {"handbook", "reference"}  # a book a manual
+    assert len(zh) == 5 and len(en) == 6  # the short zh article is below 70 characters, as in the default pool
+    assert zh_articles(str(src)) == en_articles(str(src)) == []  # the default pool reads none of it
+    stats = build.build(str(src), 1, str(tmp_path / "out"), sources="heldout")
+    assert stats["pool_articles"] == {"zh": 5, "en": 6}
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.jsonl")) == [
+        "en.jsonl",
+        "en.meta.jsonl",
+        "zh.jsonl",
+        "zh.meta.jsonl",
+    ]
+    assert stats["zh"]["clusters"] == 5 and stats["en"]["clusters"] == 6  # every article of the pool once
+
+
+def test_traditional_mirrors_convert_half_the_later_pages_never_the_first() -> None:
+    pytest.importorskip("opencc")
+    from traditional import traditional_mirrors
+
+    sim = _run("zh", seed=3)
+    docs, metas = traditional_mirrors(sim.docs, sim.metas, seed=3)
+    assert [d["id"] for d in docs] == [d["id"] for d in sim.docs] and docs is not sim.docs
+    first: set[str] = set()
+    converted = later = 0
+    for before, after, meta in zip(sim.docs, docs, metas):
+        if before["label"] not in first:
+            first.add(before["label"])
+            assert after == before and "traditional" not in meta
+            continue
+        later += 1
+        if "traditional" in meta:
+            converted += 1
+            assert meta["traditional"] in {"s2t", "s2tw", "s2twp"}
+            assert after["text"] != before["text"] and after["label"] == before["label"]
+        else:
+            assert after == before
+    assert 0.25 * later <= converted <= 0.75 * later
+    assert traditional_mirrors(sim.docs, sim.metas, seed=3) == (docs, metas)  # the same seed, the same files
 
 
 def _real_page(pid: str, lang: str, site: str, cluster: str, main: str = "", traf: str = "") -> dict[str, Any]:
