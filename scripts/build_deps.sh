@@ -6,12 +6,14 @@
 # as root or with sudo.
 #
 #   bash scripts/build_deps.sh [PYTHON]      # default: python3
+#
+# LEVELDB_HEADER: where LevelDB's db.h is looked for (default /usr/include/leveldb/db.h).
 set -euo pipefail
 PY=${1:-python3}
 if "$PY" -c 'import plyvel' >/dev/null 2>&1; then
     exit 0
 fi
-if [ -e /usr/include/leveldb/db.h ] && command -v g++ >/dev/null 2>&1; then
+if [ -e "${LEVELDB_HEADER:-/usr/include/leveldb/db.h}" ] && command -v g++ >/dev/null 2>&1; then
     exit 0
 fi
 tmp=$(mktemp -d)
