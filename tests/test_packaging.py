@@ -57,6 +57,7 @@ NEEDED = [
     "CHANGELOG.md",
     "LICENSE",
     "scripts/test.sh",
+    "scripts/build_deps.sh",  # tests/test_build_deps.py runs it
 ]
 
 
