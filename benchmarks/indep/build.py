@@ -83,14 +83,13 @@ def build(
         if not os.path.isfile(os.path.join(realpages, "pages.jsonl.gz")):
             raise SystemExit(f"no labelled real pages in {realpages} (pages.jsonl.gz): pass --realpages FOLDER")
         pools = real_articles(realpages)
-        files = {name: _scaled(name, len(pools[name])) for name in ("zh", "en", "other")}
     else:
         zh_articles, en_articles = SOURCE_SETS[sources]
         pools = {"zh": drop_near_copies(zh_articles(src)), "en": drop_near_copies(en_articles(src))}
-        if sources != "default":
-            files = {name: _scaled(name, len(pools[name])) for name in ("zh", "en")}
     if not pools["zh"] or not pools["en"]:
         raise SystemExit(f"no articles found under {realpages or src}: run fetch_sources.sh first, or set --src")
+    if realpages is not None or sources != "default":  # one file a pool, every article of it once
+        files = {name: _scaled(name, len(pool)) for name, pool in pools.items()}
     all_stats: dict[str, Any] = {"pool_articles": {k: len(v) for k, v in pools.items()}}
     for name, (n_articles, n_sites) in files.items():
         sim = simulate(name, pools[name.split("-")[0]], seed, n_articles, n_sites)
