@@ -313,12 +313,9 @@ class DedupPipeline:
             engine = None
         if engine is None:  # not crawling (used directly): the caller sees the DropItem
             return
-        if hasattr(engine, "close_spider_async"):  # Scrapy >= 2.14
-            from scrapy.utils.defer import deferred_from_coro
+        from scrapy.utils.defer import deferred_from_coro
 
-            deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON))
-        else:  # pragma: no cover - older Scrapy
-            engine.close_spider(self.crawler.spider, CLOSE_REASON)  # type: ignore[union-attr,arg-type]
+        deferred_from_coro(engine.close_spider_async(reason=CLOSE_REASON))
 
     def _inc(self, key: str, count: int = 1) -> None:
         stats = getattr(self.crawler, "stats", None)
