@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "build_deps.sh"
 
 
-def fake_tools(tmp_path: Path, *, imports: bool, wheel: bool, gxx: bool = True) -> Path:
-    """A directory of stand-ins: a python that can import plyvel or not and find a wheel or not, apt-get, id."""
+def fake_tools(tmp_path: Path, *, imports: bool, wheel: bool) -> Path:
+    """A directory of stand-ins: a python that can import plyvel or not and find a wheel or not, apt-get, id, g++."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     log = tmp_path / "calls.log"
@@ -27,9 +27,8 @@ esac
 """,
         "apt-get": f'#!/bin/sh\necho "apt-get $*" >> {log}\n',
         "id": "#!/bin/sh\necho 0\n",
+        "g++": "#!/bin/sh\nexit 0\n",
     }
-    if gxx:
-        scripts["g++"] = "#!/bin/sh\nexit 0\n"
     for name, text in scripts.items():
         (bin_dir / name).write_text(text)
         (bin_dir / name).chmod(0o755)
