@@ -27,7 +27,7 @@ typedef struct {
     int votes, top;
 } tally;
 
-/* votes.count_votes: the clusters the sentences point to, with how many of all and of the top n. */
+/* votes.sentence_votes: the clusters the sentences point to, with how many of all and of the top n. */
 static int count_votes(const int64_t *values, int looked, int top, tally *out) {
     int found = 0;
     for (int i = 0; i < looked; i++) {
@@ -38,6 +38,13 @@ static int count_votes(const int64_t *values, int looked, int top, tally *out) {
         if (at == found) out[found++] = (tally){match, 0, 0};
         out[at].votes++;
         if (i < top) out[at].top++;
+    }
+    for (int i = 0; i < looked; i++) { /* votes.sentence_votes: a tail that leads elsewhere, one vote */
+        int64_t head = head_or_tail(values[2 * i], 0), tail = head_or_tail(values[2 * i + 1], 0);
+        if (head == 0 || tail == 0 || tail == head) continue;
+        int at = 0;
+        while (at < found && out[at].id != tail) at++;
+        if (at == found) out[found++] = (tally){tail, 1, 0};
     }
     return found;
 }
@@ -236,7 +243,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             if (values[i] == ABSENT && put_both(&s, T_FP, keys[i], root) < 0) return NULL;
         return Py_BuildValue("(LOd(L))", (long long)root, Py_False, 1.0, (long long)root);
     }
-    tally votes[MAX_SENTENCES];
+    tally votes[2 * MAX_SENTENCES]; /* a sentence may propose its head's cluster and its tail's */
     int voted = count_votes(values, sentences, top, votes);
     qsort(votes, (size_t)voted, sizeof(tally), tally_order);
     Py_ssize_t need = o.min_match < top ? o.min_match : top;
@@ -433,8 +440,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             int64_t value = values[2 * i + side];
             for (int c = 0; c < voted && !failed; c++) failed = votes[c].id == value && !(c < candidates && passed[c]);
         }
-        if (failed) continue;
-        chosen++;
+        chosen += !failed; /* a failed sentence takes no place, but its half that led nowhere is written */
         for (int side = 0; side < 2; side++)
             if (values[2 * i + side] == ABSENT && put_both(&s, T_FP, keys[2 * i + side], target) < 0) goto done;
     }

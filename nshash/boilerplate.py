@@ -144,7 +144,11 @@ def unstored_keys(keys: list[int], values: list[int | None], failed: set[int], n
     sentences; in those places they left an article's own sentences unstored,
     and a copy of it on that site found nothing to propose (measured on the 15
     synthetic files, with the join rule of :func:`~nshash.decide.assign`: recall +0.1 to +1.5
-    points on 14, -0.4 on one).
+    points on 14, -0.4 on one).  Its half that led nowhere is written all the
+    same: a sentence that only begins (or ends) like another article's is the
+    page's own, and a short article of one such sentence stored no key its copies
+    could find.  Measured (2026-12-06) against leaving it out: 21 files (synthetic,
+    independent, held-out books) F1 up on 15, down on 4 (-0.0015 at most).
     """
     out: list[int] = []
     chosen = 0
@@ -153,6 +157,7 @@ def unstored_keys(keys: list[int], values: list[int | None], failed: set[int], n
         if chosen == n:
             break
         if head in failed or tail in failed:
+            out += [key for key, value in ((keys[index], head), (keys[index + 1], tail)) if value is None]
             continue
         chosen += 1
         out += [key for key, value in ((keys[index], head), (keys[index + 1], tail)) if value is None]

@@ -8,7 +8,9 @@ the same function and is tested against it).
    current id: ids are idempotent.
 2. **Candidates.**  Sentence keys point to earlier clusters; sentences found
    to be boilerplate (:mod:`nshash.boilerplate`) do not count.  The clusters
-   most of the ``n + extra`` looked-up sentences point to are the candidates
+   most of the ``n + extra`` looked-up sentences point to (through the head,
+   or the tail; a tail leading elsewhere proposes its cluster too:
+   :func:`~nshash.votes.sentence_votes`) are the candidates
    (at most ``MAX_CANDIDATES``); the share of the top ``n`` that point to one
    is its vote, of those that do not lead to a candidate the page shares
    nothing else with (:func:`~nshash.votes.vote_shares`).
@@ -75,7 +77,7 @@ from nshash.verify import (
     verify_clusters,
     verify_score,
 )
-from nshash.votes import count_votes, vote_shares
+from nshash.votes import count_votes, sentence_votes, vote_shares
 
 #: Candidate clusters verified per document: the ones most sentences point to, a tie to the newest (copies
 #: arrive near their original; an old cluster that ties is more often one whose sentences a page family shares).
@@ -205,7 +207,7 @@ def assign_python(
         return Match(root, False, 1.0, (root,))
     # A sentence matches through its head or, when an edit spoiled that, its tail.
     matches = [head or tail for head, tail in zip(values[0::2], values[1::2])]
-    votes = count_votes([head or tail for head, tail in zip(looked_up[0::2], looked_up[1::2])])
+    votes = sentence_votes(looked_up)
     top_votes = count_votes(matches)
     need = min(options.min_match, len(matches))
     candidates = sorted((c for c in votes if votes[c] >= need), key=lambda c: (-votes[c], -c))[:MAX_CANDIDATES]

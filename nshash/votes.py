@@ -29,6 +29,24 @@ def count_votes(matches: Sequence[int | None]) -> dict[int, int]:
     return votes
 
 
+def sentence_votes(values: Sequence[int | None]) -> dict[int, int]:
+    """:func:`count_votes` of each sentence's head or tail (``values``: two per sentence), and the tails that differ.
+
+    A sentence votes through its head or, when an edit spoiled that, its tail.
+    A tail leading to another cluster than its head, one no sentence votes for,
+    is proposed too, with one vote: a short article's one sentence may begin
+    like another article's (the head leads there, and fails), and its copy with
+    an edited head found only that one.  Measured (2026-12-06): 21 files
+    (synthetic, independent, held-out books) F1 up on 10, down on 4 (-0.0011 at
+    most); the independent zh seed 3 +0.015.
+    """
+    votes = count_votes([head or tail for head, tail in zip(values[0::2], values[1::2])])
+    for head, tail in zip(values[0::2], values[1::2]):
+        if head and tail and tail != head and tail not in votes:
+            votes[tail] = 1
+    return votes
+
+
 def vote_shares(
     candidates: Sequence[int], top_votes: dict[int, int], scores: dict[int, float], top: int
 ) -> dict[int, float]:
