@@ -174,50 +174,48 @@ def test_unstored_keys_give_no_place_to_sentences_that_led_to_failed_clusters() 
     assert unstored_keys(keys, [7, 9, None, None, None, None, None, None], {7, 9}, 1) == [21, 22]
 
 
+#: Two sections of one book that open alike (Debian Reference has such pairs): a long one, then a short
+#: article of one sentence whose head is the long one's first sentence's head.
+_OPENING = "如果你在另一个分区里有一个带有可用空间的空目录，"
+_LONG_SECTION = (
+    _OPENING + "你可以把它格式化以后加到卷组里面，然后再扩展需要更多空间的逻辑卷，最后调整文件系统的大小。"
+    "这一节讲的是逻辑卷管理器的用法，它和分区的做法完全不同，也更加灵活一些，值得花时间学习。"
+    "如果空间仍然不够，还可以再加一块新的硬盘进来，把它也加入同一个卷组里面去使用。"
+)
+_SHORT_ARTICLE = _OPENING + "你可以通过带有绑定选项的挂载命令，将它挂载到一个你需要更多空间的工作目录下面来使用。"
+
+
+def _short_article_then(copy: str) -> tuple[int, int]:
+    """The short article's id after the long section's, and the id ``copy`` gets after both."""
+    from nshash import NSHash
+
+    nsh = NSHash()
+    first = nsh.get_similar(_LONG_SECTION)
+    own = nsh.get_similar(_SHORT_ARTICLE)
+    assert own != first  # another article: its candidate fails
+    return own, nsh.get_similar(copy)
+
+
 def test_a_short_article_whose_one_sentence_begins_like_another_articles_is_found_by_its_tail() -> None:
     """Its head leads to the other article, which fails verification; its tail is stored and finds a copy.
 
     The copy's site name is glued to its first sentence (it changed the head).
     """
-    from nshash import NSHash
-
-    shared = "如果你在另一个分区里有一个带有可用空间的空目录，"
-    other = (
-        shared + "你可以把它格式化以后加到卷组里面，然后再扩展需要更多空间的逻辑卷，最后调整文件系统的大小。"
-        "这一节讲的是逻辑卷管理器的用法，它和分区的做法完全不同，也更加灵活一些，值得花时间学习。"
-        "如果空间仍然不够，还可以再加一块新的硬盘进来，把它也加入同一个卷组里面去使用。"
-    )
-    article = shared + "你可以通过带有绑定选项的挂载命令，将它挂载到一个你需要更多空间的工作目录下面来使用。"
-    copy = "转载自蓝点教程网：" + article.replace("你可以", "你能够")
-    nsh = NSHash()
-    first = nsh.get_similar(other)
-    own = nsh.get_similar(article)
-    assert own != first  # another article: its candidate fails
-    assert nsh.get_similar(copy) == own
+    own, copy = _short_article_then("转载自蓝点教程网：" + _SHORT_ARTICLE.replace("你可以", "你能够"))
+    assert copy == own
 
 
 def test_a_copy_whose_head_leads_to_another_article_is_proposed_its_own_by_the_tail() -> None:
     """The copy's one sentence begins like another article's: the head votes there, the tail for its own."""
-    from nshash import NSHash
     from nshash.votes import sentence_votes
 
     # Two sentences: the first's head leads to 3 and its tail to 5; the second's to 3 both.
     assert sentence_votes([3, 5, 3, 3]) == {3: 2, 5: 1}
     assert sentence_votes([None, 5, 3, None]) == {5: 1, 3: 1}  # a tail alone votes as before
     assert sentence_votes([3, 5, 5, None]) == {3: 1, 5: 1}  # one vote already: no more from a tail
-
-    shared = "如果你在另一个分区里有一个带有可用空间的空目录，"
-    other = (
-        shared + "你可以把它格式化以后加到卷组里面，然后再扩展需要更多空间的逻辑卷，最后调整文件系统的大小。"
-        "这一节讲的是逻辑卷管理器的用法，它和分区的做法完全不同，也更加灵活一些，值得花时间学习。"
-        "如果空间仍然不够，还可以再加一块新的硬盘进来，把它也加入同一个卷组里面去使用。"
-    )
-    article = shared + "你可以通过带有绑定选项的挂载命令，将它挂载到一个你需要更多空间的工作目录下面来使用。"
-    copy = "转载自别的网站的标题行\n" + article.replace("你可以", "你能够")  # the head is the article's
-    nsh = NSHash()
-    nsh.get_similar(other)
-    own = nsh.get_similar(article)
-    assert nsh.get_similar(copy) == own
+    # The copy's head is the article's (and the long section's).
+    own, copy = _short_article_then("转载自别的网站的标题行\n" + _SHORT_ARTICLE.replace("你可以", "你能够"))
+    assert copy == own
 
 
 def test_an_articles_sentences_are_stored_when_its_young_sites_notices_are_longer() -> None:
