@@ -306,7 +306,8 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     member doc, found[MAX_MEMBERS];
     if (read_sketch(PyTuple_GET_ITEM(sketch_obj, 0), PyTuple_GET_ITEM(sketch_obj, 1), &doc) < 0) goto done;
     double scores[MAX_CANDIDATES];
-    int stored[MAX_CANDIDATES], passed[MAX_SENTENCES] = {0}, outright[MAX_SENTENCES] = {0}, any = 0, best = -1;
+    /* passed: read for every cluster voted for (record_evidence), two a sentence at the most */
+    int stored[MAX_CANDIDATES], passed[2 * MAX_SENTENCES] = {0}, outright[MAX_CANDIDATES] = {0}, any = 0, best = -1;
     unsigned char *head = d.frame + room, *foot = head + room;
     for (int c = 0; c < candidates; c++) {
         int count = load_members(&s, votes[c].id, (int)o.members, found);

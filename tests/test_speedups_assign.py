@@ -13,6 +13,7 @@ import nshash._accel
 import nshash.bodies
 import nshash.decide
 import nshash.native
+import nshash.votes
 from nshash.many import get_similar_many
 from nshash.native import TABLES
 from nshash.stores.memory import HashDBMemory
@@ -298,3 +299,41 @@ def test_c_assign_leaves_an_empty_page_to_python() -> None:
     tables = store_tables()
     assert speedups.assign(tables, None, features, OPTIONS, int) is None
     assert all(len(table) == 0 for table in tables)  # type: ignore[arg-type]
+
+
+def test_c_assign_with_as_many_clusters_voted_as_two_a_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """128 sentences (n=64, extra=64), each head and tail leading to a cluster of its own: 256 clusters voted.
+
+    Every one of them is read back when the evidence is recorded: the C sizes what it keeps of each for two a
+    sentence (``votes.sentence_votes``), and writes what Python writes.
+    """
+    import random
+
+    rng = random.Random(7)
+
+    def words(count: int) -> str:
+        return "".join(chr(0x4E00 + rng.randrange(20_000)) for _ in range(count))
+
+    heads, tails = [words(14) for _ in range(128)], [words(14) for _ in range(128)]
+    docs = [head + words(20) + "。" for head in heads] + [words(20) + tail + "。" for tail in tails]
+    page = "".join(head + words(10) + tail + "。\n" for head, tail in zip(heads, tails))
+
+    def feed(path: Path, native: bool) -> tuple[list[Any], dict[str, list[tuple[int, int]]]]:
+        with monkeypatch.context() as patch:
+            if not native:
+                patch.setattr(HashDBMemory, "native_tables", lambda self, names: None)
+            store = HashDBMemory(path, log_interval=3600)
+            nsh = nshash.NSHash(hashdb=store, n=64, extra=64)
+            matches = [tuple(nsh.add(doc)) for doc in [*docs, page, page]]
+            assert nsh.explain(page)[0]["cluster"] is not None
+            tables = {name: sorted(store._tables[name].items()) for name in TABLES}
+            store.close()
+        return matches, tables
+
+    votes = nshash.votes.sentence_votes([*range(1, 257)])
+    assert len(votes) == 256  # each head's cluster and each tail's, one vote each
+    c, python = feed(tmp_path / "c.hashdb.pkl", True), feed(tmp_path / "python.hashdb.pkl", False)
+    assert c == python
+    assert c[0][-2][1] and not c[0][-1][1]  # the page is new (nothing verified), then the same text again
