@@ -156,9 +156,6 @@ def unstored_keys(keys: list[int], values: list[int | None], failed: set[int], n
         head, tail = values[index], values[index + 1]
         if chosen == n:
             break
-        if head in failed or tail in failed:
-            out += [key for key, value in ((keys[index], head), (keys[index + 1], tail)) if value is None]
-            continue
-        chosen += 1
         out += [key for key, value in ((keys[index], head), (keys[index + 1], tail)) if value is None]
+        chosen += head not in failed and tail not in failed
     return out
