@@ -28,7 +28,7 @@ typedef struct {
 } tally;
 
 /* votes.sentence_votes: the clusters the sentences point to, with how many of all and of the top n. */
-static int count_votes(const int64_t *values, int looked, int top, tally *out) {
+static int sentence_votes(const int64_t *values, int looked, int top, tally *out) {
     int found = 0;
     for (int i = 0; i < looked; i++) {
         int64_t match = head_or_tail(values[2 * i], values[2 * i + 1]);
@@ -244,7 +244,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return Py_BuildValue("(LOd(L))", (long long)root, Py_False, 1.0, (long long)root);
     }
     tally votes[2 * MAX_SENTENCES]; /* a sentence may propose its head's cluster and its tail's */
-    int voted = count_votes(values, sentences, top, votes);
+    int voted = sentence_votes(values, sentences, top, votes);
     qsort(votes, (size_t)voted, sizeof(tally), tally_order);
     Py_ssize_t need = o.min_match < top ? o.min_match : top;
     int candidates = 0;

@@ -46,6 +46,11 @@ static Py_ssize_t month_at(const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t i, Py_ssiz
     return j < b && s[j] == '.' ? j + 1 : j;
 }
 
+/* Past one whitespace character at s[k:b], if there is one: a regex's \s?. */
+static inline Py_ssize_t optional_space(const Py_UCS4 *s, Py_ssize_t k, Py_ssize_t b) {
+    return k < b && Py_UNICODE_ISSPACE(s[k]) ? k + 1 : k;
+}
+
 /* \s+[0-9]{4}(?![0-9]) at s[i:b]. */
 static inline int spaced_year(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t b) {
     Py_ssize_t j = skip_space(s, b, i);
@@ -77,17 +82,15 @@ static int date_at(const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t i, Py_ssize_t b) {
                 if (day >= 1 && day <= 2) return 1;
             }
         }
-        Py_ssize_t k = j < b && Py_UNICODE_ISSPACE(s[j]) ? j + 1 : j;
+        Py_ssize_t k = optional_space(s, j, b);
         if (k < b && s[k] == 0x5E74) { /* 年 */
-            k++;
-            if (k < b && Py_UNICODE_ISSPACE(s[k])) k++;
+            k = optional_space(s, k + 1, b);
             Py_ssize_t month = digits_at(s, k, b);
             k += month;
             if (month >= 1 && month <= 2) {
-                if (k < b && Py_UNICODE_ISSPACE(s[k])) k++;
+                k = optional_space(s, k, b);
                 if (k < b && s[k] == 0x6708) { /* 月 */
-                    k++;
-                    if (k < b && Py_UNICODE_ISSPACE(s[k])) k++;
+                    k = optional_space(s, k + 1, b);
                     if (k < b && ascii_digit(s[k])) return 1;
                 }
             }
