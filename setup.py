@@ -217,6 +217,10 @@ def write_tables() -> None:
     out.append(f"static const Py_UCS4 cjk_ranges[][2] = {{{pairs}}};\nenum {{ N_CJK_RANGES = {len(ranges)} }};")
     out.append(c_names("hidden_tags", text["HIDDEN_TAGS"]))
     out.append(c_names("block_tags", block_tags(text["_BLOCK_TAGS"])))
+    months = chrome["MONTH_WORDS"]
+    out.append(c_names("month_words", months))
+    initials = "".join(sorted({word[0] for word in months}))
+    out.append(f'#define MONTH_INITIALS "{initials}"\nenum {{ MONTH_WORD_MAX = {max(map(len, months))} }};')
     spaced, bare = separator_classes(chrome["_SEPARATOR_RE"])
     out += [c_codes("sep_spaced", spaced), c_codes("sep_bare", bare)]
     out.append(c_codes("sentence_ends", sorted(chrome["_SENTENCE_ENDS"])))

@@ -18,29 +18,20 @@ static inline Py_ssize_t digits_at(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t b)
     return j - i;
 }
 
-/* chrome._MONTHS, lower-cased */
-static const char *const month_words[] = {
-    "january", "jan", "february", "feb", "march", "mar", "april", "apr", "may", "june", "jun", "july",
-    "jul", "august", "aug", "september", "sept", "sep", "october", "oct", "november", "nov", "december", "dec",
-};
-
 /* chrome._MONTH at s[i:b] (a letter at i, none before it): where it ends (past its '.'), or -1. */
 static Py_ssize_t month_at(const Py_UCS4 *s, Py_ssize_t a, Py_ssize_t i, Py_ssize_t b) {
     if (i > a && ascii_letter(s[i - 1])) return -1;
-    switch (s[i] | 0x20) { /* lower case (i is a letter); the first letters of the months: most words go here */
-    case 'j': case 'f': case 'm': case 'a': case 's': case 'o': case 'n': case 'd': break;
-    default: return -1;
-    }
+    if (strchr(MONTH_INITIALS, (int)(s[i] | 0x20)) == NULL) return -1; /* lower case (i is a letter): most words go here */
     Py_ssize_t j = i;
-    char word[10];
+    char word[MONTH_WORD_MAX + 1];
     while (j < b && ascii_letter(s[j])) {
-        if (j - i == 9) return -1; /* longer than "september" */
+        if (j - i == MONTH_WORD_MAX) return -1; /* longer than the longest month word */
         word[j - i] = (char)(s[j] | 0x20);
         j++;
     }
     word[j - i] = 0;
     int found = 0;
-    for (size_t k = 0; k < sizeof(month_words) / sizeof(month_words[0]) && !found; k++)
+    for (size_t k = 0; k < N_MONTH_WORDS && !found; k++)
         found = strcmp(word, month_words[k]) == 0;
     if (!found) return -1;
     return j < b && s[j] == '.' ? j + 1 : j;

@@ -90,14 +90,12 @@ def _cases(word: str) -> str:
     return "".join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in word)
 
 
-_MONTHS: Final = "|".join(
-    _cases(word)
-    for word in (
-        *("january", "jan", "february", "feb", "march", "mar", "april", "apr", "may", "june", "jun"),
-        *("july", "jul", "august", "aug", "september", "sept", "sep", "october", "oct", "november"),
-        *("nov", "december", "dec"),
-    )
-)
+#: The month names and abbreviations a date may hold (setup.py writes them into the C's tables too).
+MONTH_WORDS: Final = (
+    "january", "jan", "february", "feb", "march", "mar", "april", "apr", "may", "june", "jun", "july",
+    "jul", "august", "aug", "september", "sept", "sep", "october", "oct", "november", "nov", "december", "dec",
+)  # fmt: skip
+_MONTHS: Final = "|".join(_cases(word) for word in MONTH_WORDS)
 _MONTH: Final = rf"(?<![A-Za-z])(?:{_MONTHS})(?![A-Za-z])\.?"
 #: A date: 2021-05-14, 2021/06/02, 2021.05.21, 2021年5月21日, 09/26/2021, 24-5-13, 26.09.2021,
 #: May 14, 2021, 14 May 2021 (ASCII digits: the page's full-width ones are folded before).
