@@ -154,7 +154,7 @@ static void blocks_each(const Blocks *b, uint64_t *keys, int64_t *values) {
             }
     for (Py_ssize_t i = 0; i < b->overflow.capacity; i++)
         if (slot_used(&b->overflow, i)) {
-            keys[n] = b->overflow.keys[i];
+            keys[n] = key_at(&b->overflow, i);
             values[n++] = value_at(&b->overflow, i);
         }
 }

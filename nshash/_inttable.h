@@ -8,7 +8,9 @@
  * key; deletion shifts the entries that follow back (no tombstones, so a
  * table that sees many deletions never slows down).  Values are kept as
  * 32-bit ints until one does not fit, then the whole column becomes 64-bit:
- * exact for every value, half the room for tables of ids.
+ * exact for every value, half the room for tables of ids.  Keys likewise: the
+ * `line` table's keys are 32-bit line keys, and a slot of two 32-bit columns
+ * takes 8 bytes where it took 12.
  *
  * Every method converts all of its arguments before it changes anything, and
  * calls no Python code while it does: a failed call leaves the table as it
@@ -25,13 +27,14 @@
 
 typedef struct {
     PyObject_HEAD
-    uint64_t *keys;
+    void *keys;     /* uint32_t[capacity] until a key needs 64 bits, then uint64_t[capacity] */
     void *values;   /* int32_t[capacity] until a value needs 64 bits, then int64_t[capacity] */
     uint64_t *used; /* one bit a slot */
     Py_ssize_t capacity; /* 0 (nothing allocated) or a power of two >= TABLE_MIN_CAPACITY */
     Py_ssize_t count;
     int shift; /* 64 - log2(capacity): a key's home slot is its mix's top bits */
     int wide;
+    int wide_keys;
     uint64_t version; /* changes on every insertion or deletion: iterators check it */
     uint64_t writes;  /* every change, a value replaced too: the memory store's "changed since saved" */
 } Table;
@@ -44,6 +47,17 @@ static inline void clear_used(Table *t, Py_ssize_t i) { t->used[i >> 6] &= ~(1UL
 /* mix64 comes from _speedups.c, which includes this file after defining it. */
 static inline Py_ssize_t home_slot(const Table *t, uint64_t key) { return (Py_ssize_t)(mix64(key) >> t->shift); }
 
+static inline uint64_t key_at(const Table *t, Py_ssize_t i) {
+    return t->wide_keys ? ((const uint64_t *)t->keys)[i] : (uint64_t)((const uint32_t *)t->keys)[i];
+}
+
+static inline void store_key(Table *t, Py_ssize_t i, uint64_t key) {
+    if (t->wide_keys) ((uint64_t *)t->keys)[i] = key;
+    else ((uint32_t *)t->keys)[i] = (uint32_t)key;
+}
+
+static inline size_t key_width(const Table *t) { return t->wide_keys ? sizeof(uint64_t) : sizeof(uint32_t); }
+
 static inline int64_t value_at(const Table *t, Py_ssize_t i) {
     return t->wide ? ((int64_t *)t->values)[i] : (int64_t)((int32_t *)t->values)[i];
 }
@@ -52,9 +66,19 @@ static inline int64_t value_at(const Table *t, Py_ssize_t i) {
 static Py_ssize_t table_find(const Table *t, uint64_t key) {
     if (t->capacity == 0) return -1;
     Py_ssize_t mask = t->capacity - 1, i = home_slot(t, key);
-    while (slot_used(t, i)) {
-        if (t->keys[i] == key) return i;
-        i = (i + 1) & mask;
+    if (t->wide_keys) {
+        const uint64_t *keys = t->keys;
+        while (slot_used(t, i)) {
+            if (keys[i] == key) return i;
+            i = (i + 1) & mask;
+        }
+    } else { /* a key past 32 bits is in no narrow column: its probe ends at the free slot where it would go */
+        const uint32_t *keys = t->keys;
+        int fits = key <= UINT32_MAX;
+        while (slot_used(t, i)) {
+            if (fits && keys[i] == (uint32_t)key) return i;
+            i = (i + 1) & mask;
+        }
     }
     return -1 - i;
 }
@@ -76,7 +100,7 @@ static inline void prefetch_home(const Table *t, uint64_t key) {
     if (t->capacity == 0) return;
     Py_ssize_t i = home_slot(t, key);
     __builtin_prefetch(&t->used[i >> 6]);
-    __builtin_prefetch(&t->keys[i]);
+    __builtin_prefetch((const char *)t->keys + (size_t)i * key_width(t));
 #else
     (void)t;
     (void)key;
@@ -111,6 +135,19 @@ static int table_widen(Table *t) {
     return 0;
 }
 
+/* The key column from 32 to 64 bits, in place (no slot moves: what table_find returned stays right). */
+static int table_widen_keys(Table *t) {
+    if (t->capacity) {
+        uint64_t *wide = PyMem_RawRealloc(t->keys, (size_t)t->capacity * sizeof(uint64_t));
+        if (wide == NULL) return -1;
+        const uint32_t *narrow = (const uint32_t *)wide;
+        for (Py_ssize_t i = t->capacity - 1; i >= 0; i--) wide[i] = narrow[i]; /* from the top: in place */
+        t->keys = wide;
+    }
+    t->wide_keys = 1;
+    return 0;
+}
+
 static inline void store_value(Table *t, Py_ssize_t i, int64_t value) {
     if (t->wide) ((int64_t *)t->values)[i] = value;
     else ((int32_t *)t->values)[i] = (int32_t)value;
@@ -136,7 +173,7 @@ static void advise_huge(void *start, size_t bytes) {
 /* Room for capacity slots (a power of two); the entries are moved over in slot order. */
 static int table_resize(Table *t, Py_ssize_t capacity) {
     size_t words = (size_t)capacity / 64, width = t->wide ? sizeof(int64_t) : sizeof(int32_t);
-    uint64_t *keys = PyMem_RawMalloc((size_t)capacity * sizeof(uint64_t));
+    void *keys = PyMem_RawMalloc((size_t)capacity * key_width(t));
     void *values = PyMem_RawMalloc((size_t)capacity * width);
     uint64_t *used = PyMem_RawCalloc(words, sizeof(uint64_t));
     if (keys == NULL || values == NULL || used == NULL) {
@@ -145,7 +182,7 @@ static int table_resize(Table *t, Py_ssize_t capacity) {
         PyMem_RawFree(used);
         return -1;
     }
-    advise_huge(keys, (size_t)capacity * sizeof(uint64_t));
+    advise_huge(keys, (size_t)capacity * key_width(t));
     advise_huge(values, (size_t)capacity * width);
     advise_huge(used, words * sizeof(uint64_t));
     Table old = *t;
@@ -158,9 +195,10 @@ static int table_resize(Table *t, Py_ssize_t capacity) {
     t->shift = 64 - bits;
     for (Py_ssize_t i = 0; i < old.capacity; i++) {
         if (!slot_used(&old, i)) continue;
-        Py_ssize_t at = -1 - table_find(t, old.keys[i]);
+        uint64_t key = key_at(&old, i);
+        Py_ssize_t at = -1 - table_find(t, key);
         set_used(t, at);
-        t->keys[at] = old.keys[i];
+        store_key(t, at, key);
         store_value(t, at, value_at(&old, i));
     }
     PyMem_RawFree(old.keys);
@@ -178,13 +216,14 @@ static Py_ssize_t capacity_for(Py_ssize_t count) {
 /* An absent key -> value (``at``: what table_find returned for it; the table holds the value's width),
    the table grown first if one more key would pass its load factor; 1, or -1 out of memory (unchanged). */
 static int table_insert(Table *t, Py_ssize_t at, uint64_t key, int64_t value) {
+    if (!t->wide_keys && key > UINT32_MAX && table_widen_keys(t) < 0) return -1;
     if ((t->count + 1) * TABLE_MAX_LOAD_DEN > t->capacity * TABLE_MAX_LOAD_NUM) {
         if (table_resize(t, capacity_for(t->count + 1)) < 0) return -1;
         at = table_find(t, key);
     }
     at = -1 - at;
     set_used(t, at);
-    t->keys[at] = key;
+    store_key(t, at, key);
     store_value(t, at, value);
     t->count++;
     t->version++;
@@ -209,11 +248,11 @@ static void table_remove_at(Table *t, Py_ssize_t i) {
     for (;;) {
         j = (j + 1) & mask;
         if (!slot_used(t, j)) break;
-        Py_ssize_t home = home_slot(t, t->keys[j]);
+        Py_ssize_t home = home_slot(t, key_at(t, j));
         /* The entry at j may fill the hole at i unless its home lies cyclically in (i, j]. */
         int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
         if (stays) continue;
-        t->keys[i] = t->keys[j];
+        store_key(t, i, key_at(t, j));
         store_value(t, i, value_at(t, j));
         i = j;
     }

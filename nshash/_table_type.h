@@ -29,24 +29,25 @@ static int table_remove_one(PyObject *self, uint64_t key) {
 static int table_fill(PyObject *self, const uint64_t *keys, const void *values, int wide, Py_ssize_t n,
                       uint64_t *twice) {
     Table *t = (Table *)self;
-    t->wide = 0;
+    t->wide = t->wide_keys = 0;
     for (Py_ssize_t i = 0; wide && !t->wide && i < n; i++) {
         int64_t v = ((const int64_t *)values)[i];
         t->wide = v < INT32_MIN || v > INT32_MAX;
     }
+    for (Py_ssize_t i = 0; !t->wide_keys && i < n; i++) t->wide_keys = keys[i] > UINT32_MAX;
     if (n && table_resize(t, capacity_for(n)) < 0) return -1;
     Py_ssize_t mask = t->capacity - 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         /* Every stored key a lookup of keys[i] would meet lies between its home and the first free slot. */
         Py_ssize_t home = home_slot(t, keys[i]), at = first_free(t, home);
         for (Py_ssize_t j = home; j != at; j = (j + 1) & mask) {
-            if (t->keys[j] == keys[i]) {
+            if (key_at(t, j) == keys[i]) {
                 *twice = keys[i];
                 return 1;
             }
         }
         set_used(t, at);
-        t->keys[at] = keys[i];
+        store_key(t, at, keys[i]);
         store_value(t, at, wide ? ((const int64_t *)values)[i] : (int64_t)((const int32_t *)values)[i]);
         t->count++;
     }
@@ -94,7 +95,7 @@ static PyObject *table_to_arrays(Table *t, PyObject *unused) {
     /* In slot order: a table rebuilt from these inserts near where it inserted last (fast reloads). */
     for (Py_ssize_t i = 0; i < t->capacity; i++) {
         if (!slot_used(t, i)) continue;
-        k[n] = t->keys[i];
+        k[n] = key_at(t, i);
         if (t->wide) ((int64_t *)vv.buf)[n] = ((int64_t *)t->values)[i];
         else ((int32_t *)vv.buf)[n] = ((int32_t *)t->values)[i];
         n++;
@@ -112,14 +113,14 @@ static PyObject *table_clear(Table *t, PyObject *unused) {
     t->values = NULL;
     t->used = NULL;
     t->capacity = t->count = 0;
-    t->wide = 0;
+    t->wide = t->wide_keys = 0;
     t->version++;
     t->writes++;
     Py_RETURN_NONE;
 }
 
 static size_t table_nbytes(const Table *t) {
-    return (size_t)t->capacity * (sizeof(uint64_t) + (t->wide ? 8 : 4)) + (size_t)t->capacity / 8;
+    return (size_t)t->capacity * (key_width(t) + (t->wide ? 8 : 4)) + (size_t)t->capacity / 8;
 }
 
 static PyObject *table_get_nbytes(Table *t, void *unused) { return PyLong_FromSize_t(table_nbytes(t)); }
@@ -172,9 +173,9 @@ static PyObject *table_iter_next(TableIter *it) {
     while (it->slot < t->capacity && !slot_used(t, it->slot)) it->slot++;
     if (it->slot >= t->capacity) return NULL;
     Py_ssize_t i = it->slot++;
-    if (it->what == 0) return PyLong_FromUnsignedLongLong(t->keys[i]);
+    if (it->what == 0) return PyLong_FromUnsignedLongLong(key_at(t, i));
     if (it->what == 1) return PyLong_FromLongLong(value_at(t, i));
-    return Py_BuildValue("(NN)", PyLong_FromUnsignedLongLong(t->keys[i]), PyLong_FromLongLong(value_at(t, i)));
+    return Py_BuildValue("(NN)", PyLong_FromUnsignedLongLong(key_at(t, i)), PyLong_FromLongLong(value_at(t, i)));
 }
 
 static PyTypeObject TableIterType = {

@@ -135,12 +135,13 @@ def test_growth_and_many_deletions_keep_every_key_findable(
     same(table, dict(pairs))
 
 
+@pytest.mark.parametrize("bits", [32, 64])
 @pytest.mark.parametrize("seed", range(40))
-def test_deleting_from_a_full_table_keeps_the_rest_findable(seed: int) -> None:
-    """At the highest load before growing, runs are long and one wraps past the last slot."""
+def test_deleting_from_a_full_table_keeps_the_rest_findable(seed: int, bits: int) -> None:
+    """At the highest load before growing, runs are long and one wraps past the last slot (keys of either width)."""
     rng = random.Random(seed)
     table = Table()
-    model = {rng.getrandbits(64): rng.getrandbits(63) for _ in range(51)}
+    model = {rng.getrandbits(bits): rng.getrandbits(63) for _ in range(51)}
     table.put_many(model.items())
     assert table.capacity == 64
     for key in rng.sample(sorted(model), len(model)):
@@ -161,6 +162,24 @@ def test_values_widen_from_32_to_64_bits_only_when_one_needs_it() -> None:
     assert table.get_many([4, 5, 6]) == [-4, 2**31, -6]
     again = Table(*table.to_arrays())
     assert dict(again.items()) == dict(table.items())
+
+
+def test_keys_widen_from_32_to_64_bits_only_when_one_needs_it() -> None:
+    """The `line` table's keys are 32-bit: its slots take 8 bytes, not 12."""
+    table = Table()
+    table.put_many([(2**32 - 1 - key, key) for key in range(1000)])
+    narrow = table.nbytes
+    assert narrow == table.capacity * 8 + table.capacity // 8
+    assert table.get_many([2**32 - 1, 2**32, 2**32 + 2**32 - 1, 2**64 - 1]) == [0, None, None, None]
+    table.put_many([(2**32, -1)])
+    assert table.nbytes == narrow + 4 * table.capacity
+    assert table.get_many([2**32 - 1, 2**32, 2**32 - 1000]) == [0, -1, 999]
+    again = Table(*table.to_arrays())
+    assert dict(again.items()) == dict(table.items())
+    assert again.nbytes == table.nbytes  # rebuilt wide, as it was
+    table.delete_many([2**32])
+    small = Table(*table.to_arrays())
+    assert small.nbytes == narrow and dict(small.items()) == dict(table.items())  # rebuilt narrow
 
 
 @KINDS
