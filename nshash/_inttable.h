@@ -123,27 +123,31 @@ static Py_ssize_t first_free(const Table *t, Py_ssize_t i) {
  * without the GIL): out of memory they return -1 with the table unchanged,
  * and their callers raise MemoryError.
  */
-static int table_widen(Table *t) {
-    if (t->capacity) {
-        int64_t *wide = PyMem_RawRealloc(t->values, (size_t)t->capacity * sizeof(int64_t));
-        if (wide == NULL) return -1;
-        const int32_t *narrow = (const int32_t *)wide;
-        for (Py_ssize_t i = t->capacity - 1; i >= 0; i--) wide[i] = narrow[i]; /* from the top: in place */
-        t->values = wide;
+/* A column of capacity 32-bit ints made 64-bit where it is (values sign-extended, keys not): no slot moves,
+   so what table_find returned stays right; -1 out of memory, the column unchanged. */
+static int widen_column(void **column, Py_ssize_t capacity, int is_signed) {
+    if (capacity == 0) return 0;
+    void *wide = PyMem_RawRealloc(*column, (size_t)capacity * 8);
+    if (wide == NULL) return -1;
+    char *bytes = wide;
+    for (Py_ssize_t i = capacity - 1; i >= 0; i--) { /* from the top: in place; memcpy, as the two widths alias */
+        uint32_t narrow;
+        memcpy(&narrow, bytes + 4 * i, 4);
+        uint64_t value = is_signed ? (uint64_t)(int64_t)(int32_t)narrow : (uint64_t)narrow;
+        memcpy(bytes + 8 * i, &value, 8);
     }
+    *column = wide;
+    return 0;
+}
+
+static int table_widen(Table *t) {
+    if (widen_column(&t->values, t->capacity, 1) < 0) return -1;
     t->wide = 1;
     return 0;
 }
 
-/* The key column from 32 to 64 bits, in place (no slot moves: what table_find returned stays right). */
 static int table_widen_keys(Table *t) {
-    if (t->capacity) {
-        uint64_t *wide = PyMem_RawRealloc(t->keys, (size_t)t->capacity * sizeof(uint64_t));
-        if (wide == NULL) return -1;
-        const uint32_t *narrow = (const uint32_t *)wide;
-        for (Py_ssize_t i = t->capacity - 1; i >= 0; i--) wide[i] = narrow[i]; /* from the top: in place */
-        t->keys = wide;
-    }
+    if (widen_column(&t->keys, t->capacity, 0) < 0) return -1;
     t->wide_keys = 1;
     return 0;
 }
