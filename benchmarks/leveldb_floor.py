@@ -37,7 +37,7 @@ from run_sample import load_sample
 
 import nshash
 import nshash.native
-from nshash.stores.leveldb import _Transaction
+from nshash.stores.leveldb_view import LeveldbTransaction
 
 HERE = Path(__file__).resolve().parent
 KEY = struct.Struct(">Q")
@@ -140,10 +140,10 @@ def load(paths: list[Path], docs: int) -> tuple[list[str], str]:
 def run_leveldb(pages: list[str]) -> tuple[float, Timed, float, CountingDB]:
     """Seconds a page in all, the view's timings, seconds a page in the C call (its reads in it), calls into LevelDB."""
     timed = Timed()
-    originals = {name: getattr(_Transaction, name) for name in ("get_many", "put_many", "commit")}
+    originals = {name: getattr(LeveldbTransaction, name) for name in ("get_many", "put_many", "commit")}
     labels = {"get_many": "read", "put_many": "write", "commit": "commit"}
     for name, method in originals.items():
-        setattr(_Transaction, name, timed.wrap(labels[name], method))
+        setattr(LeveldbTransaction, name, timed.wrap(labels[name], method))
     module = nshash.native.speedups
     timed_c = nshash.native.speedups = TimedC(module)
     try:
@@ -158,7 +158,7 @@ def run_leveldb(pages: list[str]) -> tuple[float, Timed, float, CountingDB]:
             nsh.close()
     finally:
         for name, method in originals.items():
-            setattr(_Transaction, name, method)
+            setattr(LeveldbTransaction, name, method)
         nshash.native.speedups = module
     return total / len(pages), timed, timed_c.seconds / len(pages), db
 

@@ -10,8 +10,8 @@ import plyvel
 import pytest
 
 import nshash
-from nshash.stores.leveldb import _FILTER_FILE, _FILTER_KEY, _FORMAT, _FORMAT_FILTERED, _FORMAT_KEY, _TABLES_IN_ORDER
 from nshash.stores.leveldb_filter import MIN_BITS, KeyFilter, table_salt
+from nshash.stores.leveldb_layout import FILTER_FILE, FILTER_KEY, FORMAT, FORMAT_FILTERED, FORMAT_KEY, TABLES_IN_ORDER
 from tests.fleet import article, reprint
 
 MAX_KEY = 2**64 - 1
@@ -39,7 +39,7 @@ def test_the_filter_has_no_false_negatives_and_few_false_positives() -> None:
 def test_the_table_order_that_salts_depend_on_is_fixed() -> None:
     # A saved filter is read with the same salts: renumbering tables would make it lie
     # (a new table goes at the end, as "line" did in 2.0).
-    assert _TABLES_IN_ORDER == ("fp", "parent", "stat", "bkt", "slot", "sig", "sketch", "key", "undo", "ref", "line")
+    assert TABLES_IN_ORDER == ("fp", "parent", "stat", "bkt", "slot", "sig", "sketch", "key", "undo", "ref", "line")
 
 
 def test_a_full_filter_is_rebuilt_larger_and_misses_nothing(tmp_path: Path) -> None:
@@ -71,10 +71,10 @@ def test_a_clean_close_saves_the_filter_and_an_open_erases_its_record(tmp_path: 
     items = random_items(random.Random(5), 3000)
     write_and_close(path, items)
     db = plyvel.DB(str(path))
-    token = db.get(_FILTER_KEY)
-    assert token is not None and db.get(_FORMAT_KEY) == _FORMAT_FILTERED  # older nshash refuses it
+    token = db.get(FILTER_KEY)
+    assert token is not None and db.get(FORMAT_KEY) == FORMAT_FILTERED  # older nshash refuses it
     db.close()
-    assert KeyFilter.load(path / _FILTER_FILE, token) is not None
+    assert KeyFilter.load(path / FILTER_FILE, token) is not None
     store = nshash.HashDBLeveldb(path)
     store.close()
     check_all_there(path, items)
@@ -89,7 +89,7 @@ def test_a_store_killed_while_open_has_no_filter_record(tmp_path: Path) -> None:
         db.put_many("fp", later)
         shutil.copytree(path, copy, ignore=shutil.ignore_patterns("LOCK"))
     raw = plyvel.DB(str(copy))
-    assert raw.get(_FILTER_KEY) is None and raw.get(_FORMAT_KEY) == _FORMAT
+    assert raw.get(FILTER_KEY) is None and raw.get(FORMAT_KEY) == FORMAT
     raw.close()
     check_all_there(copy, first + later)
 
@@ -99,9 +99,9 @@ def test_a_saved_filter_that_is_not_the_one_recorded_is_rebuilt(tmp_path: Path, 
     path = tmp_path / "news.hashdb"
     first, later = random_items(random.Random(8), 2000), random_items(random.Random(9), 2000)
     write_and_close(path, first)
-    old = (path / _FILTER_FILE).read_bytes()
+    old = (path / FILTER_FILE).read_bytes()
     write_and_close(path, later)
-    filter_file = path / _FILTER_FILE
+    filter_file = path / FILTER_FILE
     data = filter_file.read_bytes()
     if damage == "older file":  # e.g. restored from a backup: it lacks the later keys
         filter_file.write_bytes(old)

@@ -14,7 +14,7 @@ import nshash.native
 from nshash.errors import StoreError
 from nshash.many import get_similar_many
 from nshash.native import TABLES
-from nshash.stores.leveldb import _Transaction
+from nshash.stores.leveldb_view import LeveldbTransaction
 from tests.conftest import open_store_kind
 from tests.corpora import excerpt_pages, hard_corpus, manual_corpus, popular_copies, split_stories
 from tests.test_speedups_assign import Counting as CountingOneCalls
@@ -111,15 +111,15 @@ def test_a_read_that_fails_inside_the_c_decision_raises_and_writes_nothing(
         nsh = nshash.NSHash(hashdb=store)
         ids = [nsh.get_similar(text) for text in texts[:30]]
         before = dict(store._db.iterator())
-        read = _Transaction.get_many
+        read = LeveldbTransaction.get_many
 
-        def failing(view: _Transaction, table: str, keys: Any) -> list[int | None]:
+        def failing(view: LeveldbTransaction, table: str, keys: Any) -> list[int | None]:
             if table == "sketch":  # a candidate's members: read after the fingerprints, mid-decision
                 raise StoreError("disk gone")
             return read(view, table, keys)
 
         with monkeypatch.context() as patch:
-            patch.setattr(_Transaction, "get_many", failing)
+            patch.setattr(LeveldbTransaction, "get_many", failing)
             with pytest.raises(StoreError, match="disk gone"):
                 nsh.get_similar(texts[0] + "\nA line of its own.")
         assert dict(store._db.iterator()) == before  # nothing of the failed page was committed

@@ -11,10 +11,18 @@ cannot read.  Every plyvel error becomes an :class:`~nshash.NSHashError`.
 Reads skip the keys a Bloom filter of the stored keys says are absent
 (:mod:`nshash.stores.leveldb_filter`).  A clean close saves the filter to
 ``nshash-keys.filter`` in the directory and records its token in LevelDB
-(with format ``nshash.leveldb/2``, which older nshash refuses rather than
+(with format ``nshash.leveldb/4``, which older nshash refuses rather than
 write keys the filter would not know); an open trusts the file only if its
 token matches, then erases the record before any write.  After a kill, or
 with a missing, damaged or other file, the filter is rebuilt from the keys.
+
+The ``sketch`` table is kept a block a record: its keys come in blocks of 64
+(a cluster member's 33 entries are one), and a block is one LevelDB value, a
+bitmap of the entries present then their values, so a member is one write and
+one read, not 33 (formats ``nshash.leveldb/3`` and ``/4``).  A store of the
+formats before (``/1``, ``/2``: an entry a record) is converted on open, a
+batch of whole blocks at a time, so a conversion killed halfway goes on at the
+next open; older nshash then refuses the store instead of missing its members.
 """
 
 from __future__ import annotations
@@ -22,8 +30,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import struct
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -39,199 +45,33 @@ from nshash.errors import (
 from nshash.migrate import refuse_07_leveldb
 from nshash.stores.base import HashDB
 from nshash.stores.files import check_file_name, os_error
-from nshash.stores.leveldb_filter import GROUP_SHIFT, KeyFilter, table_salt
-from nshash.stores.view import MAX_KEY, StoreView, ViewBase, check_items, check_keys, check_table
+from nshash.stores.leveldb_filter import GROUP_SHIFT, KeyFilter
+from nshash.stores.leveldb_layout import (
+    CONVERT_BATCH,
+    ENTRY_FORMATS,
+    ENTRY_SKETCH,
+    FILTER_FILE,
+    FILTER_KEY,
+    FORMAT,
+    FORMAT_FILTERED,
+    FORMAT_KEY,
+    IN_BLOCK,
+    KEY,
+    LEGACY_OPTIONS,
+    NEXT_ID,
+    OURS,
+    PREFIX,
+    SALT,
+    SKETCH,
+    VALUE,
+    WRITE_BUFFER,
+    bitmap_of,
+    encode_block,
+)
+from nshash.stores.leveldb_view import LeveldbTransaction
+from nshash.stores.view import MAX_KEY, StoreView
 
 T = TypeVar("T")
-
-# One byte per table in front of an 8-byte big-endian key keeps each table a
-# contiguous key range (cheap to count) and never mixes with metadata.
-_PREFIX = {
-    "fp": b"f",
-    "parent": b"p",
-    "stat": b"s",
-    "bkt": b"b",
-    "slot": b"o",
-    "sig": b"g",
-    "sketch": b"k",
-    "key": b"u",
-    "undo": b"n",
-    "ref": b"r",
-    "line": b"l",
-}
-# Mixed into a table's filter entries (the order of TABLES, fixed: saved filters depend on it).
-_TABLES_IN_ORDER = tuple(_PREFIX)
-_SALT = {table: table_salt(index) for index, table in enumerate(_TABLES_IN_ORDER)}
-_META = b"m"
-_NEXT_ID = _META + b"next_id"
-# Outside the meta key range (b"m" + any str), so no meta key can collide with it.
-_FORMAT_KEY = b"Mformat"
-_FORMAT = b"nshash.leveldb/1"
-# A cleanly closed store whose saved filter is to be trusted (its token under _FILTER_KEY).
-_FORMAT_FILTERED = b"nshash.leveldb/2"
-_FILTER_KEY = b"Mfilter"
-_FILTER_FILE = "nshash-keys.filter"
-# What an older nshash store holds: its tables, its meta, and the options every index records.
-_OURS = frozenset(_PREFIX.values()) | {_META}
-_LEGACY_OPTIONS = _META + b"options"
-_KEY = struct.Struct(">Q")
-# Reads of at least _SCAN_KEYS keys in one block of 2**_BLOCK_SHIFT keys are one scan (the
-# sketch table keeps a cluster's members in one block: nshash.sketch's key layout).
-_BLOCK_SHIFT = 8
-_SCAN_KEYS = 8
-_WRITE_BUFFER = 64 << 20
-_VALUE = struct.Struct(">q")
-
-
-class _Transaction(ViewBase):
-    """The store's view in a transaction: reads through to LevelDB, buffers writes, commits them as one batch."""
-
-    reads_through = True  # NSHash's C decision reads through this view (nshash.native.ReadThrough)
-
-    def __init__(self, store: HashDBLeveldb) -> None:
-        self._store = store
-        self._pending: dict[bytes, bytes] = {}
-        self._deleted: set[bytes] = set()
-        self._next_id = store._next_id
-
-    def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
-        check_table(table)
-        check_keys(keys)
-        prefix, salt = _PREFIX[table], _SALT[table]
-        # A cluster's members come as runs of keys in one block; fingerprints are scattered.
-        if len(keys) >= _SCAN_KEYS and keys[0] >> _BLOCK_SHIFT == keys[_SCAN_KEYS - 1] >> _BLOCK_SHIFT:
-            found = self._read_many(prefix, salt, keys)
-            values = [found.get(key) for key in keys]
-        else:
-            # Keys the filter rules out are not looked up; written ones (even pending) are in it.
-            maybe = self._store._filter.may_contain(salt, keys)
-            get, pack, unpack = self._store._db.get, _KEY.pack, _VALUE.unpack
-            values = [
-                None if (raw := get(prefix + pack(key)) if there else None) is None else unpack(raw)[0]
-                for key, there in zip(keys, maybe)
-            ]
-        if self._pending or self._deleted:
-            values = self._overlaid(prefix, keys, values)
-        return values
-
-    def _overlaid(self, prefix: bytes, keys: Sequence[int], values: list[int | None]) -> list[int | None]:
-        """``values`` (as stored) with this transaction's writes and deletions over them."""
-        pending, deleted, pack, unpack = self._pending, self._deleted, _KEY.pack, _VALUE.unpack
-        result: list[int | None] = []
-        for key, value in zip(keys, values):
-            raw_key = prefix + pack(key)
-            raw = pending.get(raw_key)
-            if raw is not None:
-                result.append(unpack(raw)[0])
-            else:
-                result.append(None if raw_key in deleted else value)
-        return result
-
-    def _read_many(self, prefix: bytes, salt: int, keys: Sequence[int]) -> dict[int, int]:
-        """The stored values of ``keys`` the filter lets through (others may come along), by key.
-
-        The filter is asked once per group (a cluster member's entries are one),
-        and a block of 2**_BLOCK_SHIFT keys with many keys wanted (a cluster's
-        members) is read with one scan: about what two lookups cost.
-        """
-        shift, db = GROUP_SHIFT, self._store._db
-        groups = Counter([key >> shift for key in keys])
-        maybe = self._store._filter.may_contain(salt, [group << shift for group in groups])
-        wanted: dict[int, int] = {}  # per block: keys wanted in it
-        present: set[int] = set()
-        sparse: set[int] = set()
-        for (group, count), there in zip(groups.items(), maybe):
-            if there:
-                present.add(group)
-                block = group >> (_BLOCK_SHIFT - shift)
-                wanted[block] = wanted.get(block, 0) + count
-        found: dict[int, int] = {}
-        pack = _KEY.pack
-        for block, count in wanted.items():
-            if count < _SCAN_KEYS:
-                sparse.add(block)
-                continue
-            start = block << _BLOCK_SHIFT
-            end = start + (1 << _BLOCK_SHIFT)
-            stop = prefix + pack(end) if end <= MAX_KEY else bytes([prefix[0] + 1])
-            scanned = list(db.iterator(start=prefix + pack(start), stop=stop))
-            if scanned:
-                raw_keys, raws = zip(*scanned)
-                # Decoded in two C calls: a key is the prefix byte then 8 bytes, a value 8 bytes.
-                found.update(
-                    zip(
-                        struct.unpack(">" + "xQ" * len(raw_keys), b"".join(raw_keys)),
-                        struct.unpack(f">{len(raws)}q", b"".join(raws)),
-                    )
-                )
-        if sparse:
-            get, unpack = db.get, _VALUE.unpack
-            for key in keys:
-                if key >> shift in present and key >> _BLOCK_SHIFT in sparse:
-                    raw = get(prefix + pack(key))
-                    if raw is not None:
-                        found[key] = unpack(raw)[0]
-        return found
-
-    def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
-        check_table(table)
-        pairs = check_items(items)
-        if not pairs:
-            return
-        prefix, pack, value = _PREFIX[table], _KEY.pack, _VALUE.pack
-        # In the filter before the batch is written: a key stored is never filtered out.
-        self._store._filter.add(_SALT[table], [key for key, _ in pairs])
-        written = {prefix + pack(key): value(item) for key, item in pairs}
-        self._pending.update(written)
-        if self._deleted:
-            self._deleted.difference_update(written)
-
-    def delete_many(self, table: str, keys: Sequence[int]) -> None:
-        check_table(table)
-        check_keys(keys)
-        for key in keys:
-            raw_key = _PREFIX[table] + _KEY.pack(key)
-            self._pending.pop(raw_key, None)
-            self._deleted.add(raw_key)
-
-    def get_meta(self, key: str) -> str | None:
-        raw_key = _META + key.encode()
-        raw = self._pending.get(raw_key)
-        if raw is None:
-            raw = self._store._db.get(raw_key)
-        return None if raw is None else raw.decode()
-
-    def set_meta(self, key: str, value: str) -> None:
-        self._pending[_META + key.encode()] = value.encode()
-
-    def allocate_id(self) -> int:
-        new_id = self._next_id
-        self._next_id += 1
-        self._pending[_NEXT_ID] = str(self._next_id).encode()
-        return new_id
-
-    def count(self, table: str) -> int:
-        """Keys in ``table`` as committed (pending writes are not counted)."""
-        return self._store.count(table)
-
-    def commit(self) -> None:
-        if self._pending or self._deleted:
-            store = self._store
-            try:
-                batch = store._db.write_batch(sync=store.sync)
-                put = batch.put
-                for raw_key, raw in self._pending.items():
-                    put(raw_key, raw)
-                for raw_key in self._deleted:
-                    batch.delete(raw_key)
-                batch.write()
-            except store._plyvel.Error as exc:
-                raise store._write_failed(exc) from exc
-            if store._filter.groups > store._filter.capacity:
-                # Full: rebuilt larger from the keys.  Should that fail, the full one is still right.
-                with contextlib.suppress(store._plyvel.Error):
-                    store._filter = store._build_filter()
-        self._store._next_id = self._next_id
 
 
 class HashDBLeveldb(HashDB):
@@ -285,7 +125,7 @@ class HashDBLeveldb(HashDB):
         self._db: Any = self._open(create)
         try:
             self._run(lambda: self._check_format(create))
-            raw = self._run(lambda: self._db.get(_NEXT_ID))
+            raw = self._run(lambda: self._db.get(NEXT_ID))
             self._next_id = int(raw) if raw is not None else 1
             self._filter: KeyFilter = self._run(self._load_filter)
         except BaseException:
@@ -304,7 +144,7 @@ class HashDBLeveldb(HashDB):
                 create_if_missing=create,
                 bloom_filter_bits=10,
                 lru_cache_size=64 << 20,
-                write_buffer_size=_WRITE_BUFFER,
+                write_buffer_size=WRITE_BUFFER,
                 paranoid_checks=True,
             )
         except plyvel.IOError as exc:
@@ -328,28 +168,74 @@ class HashDBLeveldb(HashDB):
     def _check_format(self, create: bool) -> None:
         """Mark a new store as ours; refuse a directory some other program wrote."""
         db = self._db
-        found = db.get(_FORMAT_KEY)
-        if found in (_FORMAT, _FORMAT_FILTERED):
+        found = db.get(FORMAT_KEY)
+        if found in (FORMAT, FORMAT_FILTERED):
+            return
+        if found in ENTRY_FORMATS:
+            self._convert_sketch(found == ENTRY_FORMATS[1])
             return
         if found is not None:
             raise StoreCorruptError(
-                f"{self.describe()} has format {found!r}, not {_FORMAT!r} or {_FORMAT_FILTERED!r}; "
+                f"{self.describe()} has format {found!r}, not {FORMAT!r} or {FORMAT_FILTERED!r}; "
                 "it was left untouched (a newer nshash may have written it)"
             )
         first = next(db.iterator(include_value=False), None)
         # An older nshash store: every key in nshash's ranges, and the options an index records.
-        legacy = db.get(_LEGACY_OPTIONS) is not None and all(
-            key[:1] in _OURS for key in db.iterator(include_value=False)
-        )
+        legacy = db.get(LEGACY_OPTIONS) is not None and all(key[:1] in OURS for key in db.iterator(include_value=False))
         if first is not None and not legacy:
             refuse_07_leveldb(db.iterator(), self.describe())
             raise StoreCorruptError(
                 f"{self.describe()} is a LevelDB not written by nshash; it was left untouched: pass another name"
             )
+        if first is not None:  # an older nshash's store: an entry a record in the sketch table
+            self._convert_sketch(False)
+            return
         try:
-            db.put(_FORMAT_KEY, _FORMAT, sync=True)
+            db.put(FORMAT_KEY, FORMAT, sync=True)
         except self._plyvel.Error as exc:
             raise self._write_failed(exc) from exc
+
+    def _convert_sketch(self, filtered: bool) -> None:
+        """Rewrite a store of the formats before as blocks (see the module), then mark it with the format now.
+
+        Each write batch moves whole blocks (their record written, their
+        entries deleted), so a conversion killed halfway leaves every block in
+        one form or the other, and the next open goes on from there.
+        """
+        db, value, where = self._db, VALUE.unpack, self.describe()
+        try:
+            batch = db.write_batch(sync=True)
+            block, moved = -1, 0
+            entries: dict[int, int] = {}
+            raw_keys: list[bytes] = []
+            for raw_key, raw in db.iterator(prefix=ENTRY_SKETCH):
+                key = int.from_bytes(raw_key[1:], "big")
+                if key >> GROUP_SHIFT != block:
+                    if entries:
+                        self._move_block(batch, block, entries, raw_keys)
+                        moved += 1
+                        if moved % CONVERT_BATCH == 0:
+                            batch.write()
+                            batch = db.write_batch(sync=True)
+                    block, entries, raw_keys = key >> GROUP_SHIFT, {}, []
+                if len(raw) != VALUE.size:
+                    raise StoreCorruptError(f"{where}: a sketch entry of {len(raw)} bytes")
+                entries[key & IN_BLOCK] = value(raw)[0]
+                raw_keys.append(raw_key)
+            if entries:
+                self._move_block(batch, block, entries, raw_keys)
+            # The filter's groups are the blocks either way: a filter saved before stays right.
+            batch.put(FORMAT_KEY, FORMAT_FILTERED if filtered else FORMAT)
+            batch.write()
+        except self._plyvel.Error as exc:
+            raise self._write_failed(exc) from exc
+
+    @staticmethod
+    def _move_block(batch: Any, block: int, entries: dict[int, int], raw_keys: list[bytes]) -> None:
+        """Into ``batch``: ``block``'s record, and the deletion of the entries it was made of."""
+        batch.put(PREFIX[SKETCH] + KEY.pack(block), encode_block(entries))
+        for raw_key in raw_keys:
+            batch.delete(raw_key)
 
     def _load_filter(self) -> KeyFilter:
         """The filter a clean close saved, if it is that very file; else one rebuilt from the keys.
@@ -358,13 +244,13 @@ class HashDBLeveldb(HashDB):
         so a store killed from here on is never opened with a stale filter.
         """
         db = self._db
-        token = db.get(_FILTER_KEY)
-        loaded = KeyFilter.load(self.path / _FILTER_FILE, token) if token is not None else None
-        if token is not None or db.get(_FORMAT_KEY) == _FORMAT_FILTERED:
+        token = db.get(FILTER_KEY)
+        loaded = KeyFilter.load(self.path / FILTER_FILE, token) if token is not None else None
+        if token is not None or db.get(FORMAT_KEY) == FORMAT_FILTERED:
             try:
                 with db.write_batch(sync=True) as batch:
-                    batch.delete(_FILTER_KEY)
-                    batch.put(_FORMAT_KEY, _FORMAT)
+                    batch.delete(FILTER_KEY)
+                    batch.put(FORMAT_KEY, FORMAT)
             except self._plyvel.Error as exc:
                 raise self._write_failed(exc) from exc
         return loaded if loaded is not None else self._build_filter()
@@ -372,11 +258,14 @@ class HashDBLeveldb(HashDB):
     def _build_filter(self) -> KeyFilter:
         """A filter of every key in the store, sized for twice as many."""
         groups: dict[int, list[int]] = {}
-        pack, step = _KEY.pack, 1 << GROUP_SHIFT
-        for table, prefix in _PREFIX.items():
+        pack, step = KEY.pack, 1 << GROUP_SHIFT
+        for table, prefix in PREFIX.items():
             found: list[int] = []
             last = -1
             keys = self._db.iterator(prefix=prefix, include_value=False)
+            if table == SKETCH:  # a record is a block: its key is the group
+                groups[SALT[table]] = [int.from_bytes(raw_key[1:], "big") << GROUP_SHIFT for raw_key in keys]
+                continue
             for raw_key in keys:
                 group = int.from_bytes(raw_key[1:], "big") >> GROUP_SHIFT
                 if group != last:
@@ -384,7 +273,7 @@ class HashDBLeveldb(HashDB):
                     last = group
                 elif (group + 1) * step <= MAX_KEY:  # a run of one group (a member's entries): skip it
                     keys.seek(prefix + pack((group + 1) * step))
-            groups[_SALT[table]] = found
+            groups[SALT[table]] = found
         built = KeyFilter(KeyFilter.log2_bits_for(sum(map(len, groups.values()))))
         for salt, keys_of_table in groups.items():
             built.add(salt, keys_of_table)
@@ -397,10 +286,10 @@ class HashDBLeveldb(HashDB):
         """
         token = secrets.token_bytes(16)
         try:
-            self._filter.save(self.path / _FILTER_FILE, token)
+            self._filter.save(self.path / FILTER_FILE, token)
             with self._db.write_batch(sync=True) as batch:
-                batch.put(_FILTER_KEY, token)
-                batch.put(_FORMAT_KEY, _FORMAT_FILTERED)
+                batch.put(FILTER_KEY, token)
+                batch.put(FORMAT_KEY, FORMAT_FILTERED)
         except (OSError, self._plyvel.Error):
             pass
 
@@ -426,11 +315,11 @@ class HashDBLeveldb(HashDB):
             self._db.close()
         self._db = self._open(create=False)
         self._broken = False
-        raw = self._db.get(_NEXT_ID)
+        raw = self._db.get(NEXT_ID)
         self._next_id = int(raw) if raw is not None else 1
 
     def _get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
-        return self._run(lambda: _Transaction(self).get_many(table, keys))
+        return self._run(lambda: LeveldbTransaction(self).get_many(table, keys))
 
     def _put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
         self.transaction(lambda view: view.put_many(table, items))
@@ -439,7 +328,7 @@ class HashDBLeveldb(HashDB):
         self.transaction(lambda view: view.delete_many(table, keys))
 
     def _get_meta(self, key: str) -> str | None:
-        return self._run(lambda: _Transaction(self).get_meta(key))
+        return self._run(lambda: LeveldbTransaction(self).get_meta(key))
 
     def _set_meta(self, key: str, value: str) -> None:
         self.transaction(lambda view: view.set_meta(key, value))
@@ -452,14 +341,21 @@ class HashDBLeveldb(HashDB):
         return self._next_id - 1
 
     def _count(self, table: str) -> int:
-        return self._run(lambda: sum(1 for _ in self._db.iterator(prefix=_PREFIX[table], include_value=False)))
+        if table == SKETCH:  # the entries of every block: its bitmap's bits
+            return self._run(
+                lambda: sum(
+                    bitmap_of(raw, self.describe()).bit_count()
+                    for raw in self._db.iterator(prefix=PREFIX[table], include_key=False)
+                )
+            )
+        return self._run(lambda: sum(1 for _ in self._db.iterator(prefix=PREFIX[table], include_value=False)))
 
     def transaction(self, func: Callable[[StoreView], T]) -> T:
         self._check_open()
         with self._lock:
 
             def body() -> T:
-                view = _Transaction(self)
+                view = LeveldbTransaction(self)
                 result = func(view)
                 view.commit()
                 return result

@@ -1,0 +1,254 @@
+"""The LevelDB store's view in a transaction (:class:`LeveldbTransaction`)."""
+
+from __future__ import annotations
+
+import contextlib
+import struct
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from nshash.stores.leveldb_filter import GROUP_SHIFT
+from nshash.stores.leveldb_layout import (
+    BLOCK_SHIFT,
+    IN_BLOCK,
+    KEY,
+    META,
+    NEXT_ID,
+    PREFIX,
+    SALT,
+    SCAN_KEYS,
+    SKETCH,
+    VALUE,
+    decode_block,
+    encode_block,
+)
+from nshash.stores.view import MAX_KEY, ViewBase, check_items, check_keys, check_table
+
+if TYPE_CHECKING:
+    from nshash.stores.leveldb import HashDBLeveldb
+
+
+class LeveldbTransaction(ViewBase):
+    """The store's view in a transaction: reads through to LevelDB, buffers writes, commits them as one batch."""
+
+    reads_through = True  # NSHash's C decision reads through this view (nshash.native.ReadThrough)
+
+    def __init__(self, store: HashDBLeveldb) -> None:
+        self._store = store
+        self._pending: dict[bytes, bytes] = {}
+        self._deleted: set[bytes] = set()
+        self._next_id = store._next_id
+
+    def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
+        check_table(table)
+        check_keys(keys)
+        if table == SKETCH:
+            blocks = self._blocks(list(dict.fromkeys([key >> GROUP_SHIFT for key in keys])))
+            return [blocks[key >> GROUP_SHIFT].get(key & IN_BLOCK) for key in keys]
+        prefix, salt = PREFIX[table], SALT[table]
+        # A cluster's members come as runs of keys in one block; fingerprints are scattered.
+        if len(keys) >= SCAN_KEYS and keys[0] >> BLOCK_SHIFT == keys[SCAN_KEYS - 1] >> BLOCK_SHIFT:
+            found = self._read_many(prefix, salt, keys)
+            values = [found.get(key) for key in keys]
+        else:
+            # Keys the filter rules out are not looked up; written ones (even pending) are in it.
+            maybe = self._store._filter.may_contain(salt, keys)
+            get, pack, unpack = self._store._db.get, KEY.pack, VALUE.unpack
+            values = [
+                None if (raw := get(prefix + pack(key)) if there else None) is None else unpack(raw)[0]
+                for key, there in zip(keys, maybe)
+            ]
+        if self._pending or self._deleted:
+            values = self._overlaid(prefix, keys, values)
+        return values
+
+    def _overlaid(self, prefix: bytes, keys: Sequence[int], values: list[int | None]) -> list[int | None]:
+        """``values`` (as stored) with this transaction's writes and deletions over them."""
+        pending, deleted, pack, unpack = self._pending, self._deleted, KEY.pack, VALUE.unpack
+        result: list[int | None] = []
+        for key, value in zip(keys, values):
+            raw_key = prefix + pack(key)
+            raw = pending.get(raw_key)
+            if raw is not None:
+                result.append(unpack(raw)[0])
+            else:
+                result.append(None if raw_key in deleted else value)
+        return result
+
+    def _blocks(self, blocks: Sequence[int]) -> dict[int, dict[int, int]]:
+        """The entries of each sketch block (index in the block -> value), this transaction's writes included.
+
+        The blocks the filter lets through are read with one scan when they
+        lie close together (a cluster's members are consecutive blocks), else
+        one lookup each.
+        """
+        prefix, pack, pending, deleted = PREFIX[SKETCH], KEY.pack, self._pending, self._deleted
+        where = self._store.describe()
+        found: dict[int, dict[int, int]] = {}
+        unread: list[int] = []
+        for block in blocks:
+            raw_key = prefix + pack(block)
+            raw = pending.get(raw_key)
+            if raw is not None:
+                found[block] = decode_block(raw, where)
+            else:
+                found[block] = {}
+                if raw_key not in deleted:
+                    unread.append(block)
+        if not unread:
+            return found
+        maybe = self._store._filter.may_contain(SALT[SKETCH], [block << GROUP_SHIFT for block in unread])
+        wanted = [block for block, there in zip(unread, maybe) if there]
+        db = self._store._db
+        if len(wanted) > 1 and max(wanted) - min(wanted) < SCAN_KEYS:
+            start, stop = prefix + pack(min(wanted)), prefix + pack(max(wanted) + 1)
+            wanted_set = set(wanted)
+            for raw_key, raw in db.iterator(start=start, stop=stop):
+                block = int.from_bytes(raw_key[1:], "big")
+                if block in wanted_set:
+                    found[block] = decode_block(raw, where)
+        else:
+            for block in wanted:
+                raw = db.get(prefix + pack(block))
+                if raw is not None:
+                    found[block] = decode_block(raw, where)
+        return found
+
+    def _write_blocks(self, changes: dict[int, list[tuple[int, int | None]]]) -> None:
+        """Each sketch block's entries changed (``None``: deleted) and buffered as one record (or its deletion)."""
+        current = self._blocks(list(changes))
+        prefix, pack = PREFIX[SKETCH], KEY.pack
+        for block, items in changes.items():
+            entries = current[block]
+            for index, value in items:
+                if value is None:
+                    entries.pop(index, None)
+                else:
+                    entries[index] = value
+            raw_key = prefix + pack(block)
+            if entries:
+                self._pending[raw_key] = encode_block(entries)
+                self._deleted.discard(raw_key)
+            else:
+                self._pending.pop(raw_key, None)
+                self._deleted.add(raw_key)
+
+    def _read_many(self, prefix: bytes, salt: int, keys: Sequence[int]) -> dict[int, int]:
+        """The stored values of ``keys`` the filter lets through (others may come along), by key.
+
+        The filter is asked once per group (a cluster member's entries are one),
+        and a block of 2**BLOCK_SHIFT keys with many keys wanted (a cluster's
+        members) is read with one scan: about what two lookups cost.
+        """
+        shift, db = GROUP_SHIFT, self._store._db
+        groups = Counter([key >> shift for key in keys])
+        maybe = self._store._filter.may_contain(salt, [group << shift for group in groups])
+        wanted: dict[int, int] = {}  # per block: keys wanted in it
+        present: set[int] = set()
+        sparse: set[int] = set()
+        for (group, count), there in zip(groups.items(), maybe):
+            if there:
+                present.add(group)
+                block = group >> (BLOCK_SHIFT - shift)
+                wanted[block] = wanted.get(block, 0) + count
+        found: dict[int, int] = {}
+        pack = KEY.pack
+        for block, count in wanted.items():
+            if count < SCAN_KEYS:
+                sparse.add(block)
+                continue
+            start = block << BLOCK_SHIFT
+            end = start + (1 << BLOCK_SHIFT)
+            stop = prefix + pack(end) if end <= MAX_KEY else bytes([prefix[0] + 1])
+            scanned = list(db.iterator(start=prefix + pack(start), stop=stop))
+            if scanned:
+                raw_keys, raws = zip(*scanned)
+                # Decoded in two C calls: a key is the prefix byte then 8 bytes, a value 8 bytes.
+                found.update(
+                    zip(
+                        struct.unpack(">" + "xQ" * len(raw_keys), b"".join(raw_keys)),
+                        struct.unpack(f">{len(raws)}q", b"".join(raws)),
+                    )
+                )
+        if sparse:
+            get, unpack = db.get, VALUE.unpack
+            for key in keys:
+                if key >> shift in present and key >> BLOCK_SHIFT in sparse:
+                    raw = get(prefix + pack(key))
+                    if raw is not None:
+                        found[key] = unpack(raw)[0]
+        return found
+
+    def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
+        check_table(table)
+        pairs = check_items(items)
+        if not pairs:
+            return
+        if table == SKETCH:
+            changes: dict[int, list[tuple[int, int | None]]] = {}
+            for key, item in pairs:
+                changes.setdefault(key >> GROUP_SHIFT, []).append((key & IN_BLOCK, item))
+            self._write_blocks(changes)  # read before the filter learns the blocks: new ones are not looked up
+            self._store._filter.add(SALT[table], [key for key, _ in pairs])
+            return
+        prefix, pack, value = PREFIX[table], KEY.pack, VALUE.pack
+        # In the filter before the batch is written: a key stored is never filtered out.
+        self._store._filter.add(SALT[table], [key for key, _ in pairs])
+        written = {prefix + pack(key): value(item) for key, item in pairs}
+        self._pending.update(written)
+        if self._deleted:
+            self._deleted.difference_update(written)
+
+    def delete_many(self, table: str, keys: Sequence[int]) -> None:
+        check_table(table)
+        check_keys(keys)
+        if table == SKETCH:
+            changes: dict[int, list[tuple[int, int | None]]] = {}
+            for key in keys:
+                changes.setdefault(key >> GROUP_SHIFT, []).append((key & IN_BLOCK, None))
+            self._write_blocks(changes)
+            return
+        for key in keys:
+            raw_key = PREFIX[table] + KEY.pack(key)
+            self._pending.pop(raw_key, None)
+            self._deleted.add(raw_key)
+
+    def get_meta(self, key: str) -> str | None:
+        raw_key = META + key.encode()
+        raw = self._pending.get(raw_key)
+        if raw is None:
+            raw = self._store._db.get(raw_key)
+        return None if raw is None else raw.decode()
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._pending[META + key.encode()] = value.encode()
+
+    def allocate_id(self) -> int:
+        new_id = self._next_id
+        self._next_id += 1
+        self._pending[NEXT_ID] = str(self._next_id).encode()
+        return new_id
+
+    def count(self, table: str) -> int:
+        """Keys in ``table`` as committed (pending writes are not counted)."""
+        return self._store.count(table)
+
+    def commit(self) -> None:
+        if self._pending or self._deleted:
+            store = self._store
+            try:
+                batch = store._db.write_batch(sync=store.sync)
+                put = batch.put
+                for raw_key, raw in self._pending.items():
+                    put(raw_key, raw)
+                for raw_key in self._deleted:
+                    batch.delete(raw_key)
+                batch.write()
+            except store._plyvel.Error as exc:
+                raise store._write_failed(exc) from exc
+            if store._filter.groups > store._filter.capacity:
+                # Full: rebuilt larger from the keys.  Should that fail, the full one is still right.
+                with contextlib.suppress(store._plyvel.Error):
+                    store._filter = store._build_filter()
+        self._store._next_id = self._next_id
