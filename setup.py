@@ -302,6 +302,7 @@ setup(
                 "nshash/_verify.h",
                 "nshash/_bodies.h",
                 "nshash/_inttable.h",
+                "nshash/_keyfilter.h",
                 "nshash/_table_methods.h",
                 "nshash/_table_type.h",
                 "nshash/_assign.h",

@@ -78,6 +78,7 @@ static inline uint64_t mix64(uint64_t v) {
 #include "_assign.h"
 #include "_packed.h"
 #include "_sketch.h"
+#include "_keyfilter.h"
 
 static PyObject *html_unescape; /* html.unescape, what text.strip_html calls on rare entities */
 
@@ -442,6 +443,8 @@ fail:
 
 static PyMethodDef methods[] = {
     {"sketch", sketch, METH_O, "sketch(text) -> (grams, slots): nshash.sketch.sketch_python in C."},
+    {"keyfilter_probe", (PyCFunction)(void (*)(void))keyfilter_probe, METH_FASTCALL,
+     "keyfilter_probe(bits, log2_bits, salt, keys, shift, mix, add): KeyFilter.may_contain or .add in C."},
     {"features", (PyCFunction)(void (*)(void))features, METH_FASTCALL,
      "features(text, split, normalize, chrome, fold, k, min_len, anchor, anchor_latin) -> tuple | None: "
      "Fingerprinter.features_python in C for hashfunc 'farmhash' (None: Python computes this document)."},

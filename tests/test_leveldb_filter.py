@@ -10,6 +10,7 @@ import plyvel
 import pytest
 
 import nshash
+from nshash.stores import leveldb_filter
 from nshash.stores.leveldb_filter import MIN_BITS, KeyFilter, table_salt
 from nshash.stores.leveldb_layout import FILTER_FILE, FILTER_KEY, FORMAT, FORMAT_FILTERED, FORMAT_KEY, TABLES_IN_ORDER
 from tests.fleet import article, reprint
@@ -34,6 +35,29 @@ def test_the_filter_has_no_false_negatives_and_few_false_positives() -> None:
     assert sum(keyfilter.may_contain(table_salt(3), others)) < 0.01 * len(others)
     # A key's group is what is added: keys differing in their low 6 bits pass with it.
     assert keyfilter.may_contain(table_salt(0), [(1 << 6) + 63, (5 << 8) + 7]) == [1, 1]
+
+
+@pytest.mark.parametrize("log2_bits", [10, 20, 27])
+def test_the_c_probes_set_and_read_the_bits_the_python_does(log2_bits: int) -> None:
+    """``nshash/_keyfilter.h`` against the Python it implements: the same bits, counts and answers."""
+    if leveldb_filter._PROBE is None:
+        pytest.skip("the C accelerator is not built")
+    rng = random.Random(log2_bits)
+    in_c, in_python = KeyFilter(log2_bits), KeyFilter(log2_bits)
+    for table in range(11):
+        # Fingerprints, and a member's 33 entries in a row (one group), edges included.
+        keys = [rng.getrandbits(64) for _ in range(300)] + [0, MAX_KEY, MAX_KEY - 1]
+        keys += [(rng.getrandbits(56) << 8 | 1 << 6) + part for part in range(33)]
+        in_c.add(table_salt(table), iter(keys))  # any iterable, as add takes
+        in_python.add_python(table_salt(table), keys)
+        assert in_c.bits == in_python.bits and in_c.groups == in_python.groups
+        asked = keys[::3] + [rng.getrandbits(64) for _ in range(3000)]
+        assert in_c.may_contain(table_salt(table), asked) == in_python.may_contain_python(table_salt(table), asked)
+    assert in_python.groups > 0 and any(in_c.bits)
+    with pytest.raises(OverflowError):
+        in_c.may_contain(0, [-1])
+    with pytest.raises(ValueError, match="the bits do not match"):
+        leveldb_filter._PROBE(bytearray(10), log2_bits, 0, [1], 6, 1, False)
 
 
 def test_the_table_order_that_salts_depend_on_is_fixed() -> None:

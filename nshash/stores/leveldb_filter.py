@@ -26,6 +26,7 @@ import struct
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from nshash._accel import speedups
 from nshash.errors import ArgumentError
 from nshash.stores.files import write_atomically
 
@@ -38,6 +39,8 @@ GROUP_SHIFT = 6
 _MIX = 0x9E3779B97F4A7C15
 _MASK = (1 << 64) - 1
 _MAGIC = b"nshash-keyfilter/1\n"
+# The probes in C when the accelerator is built (nshash/_keyfilter.h): a seventh of a LevelDB page's time in Python.
+_PROBE = getattr(speedups, "keyfilter_probe", None)
 _HEADER = struct.Struct(">16sBQ32s")  # token, log2(bits), groups, sha256 of the bits
 
 
@@ -79,6 +82,12 @@ class KeyFilter:
 
     def may_contain(self, salt: int, keys: Sequence[int]) -> list[int]:
         """For each key, 0 if it was certainly never added, else 1 (which may be a false positive)."""
+        if _PROBE is not None:
+            return _PROBE(self.bits, self.log2_bits, salt, keys, GROUP_SHIFT, _MIX, False)  # type: ignore[no-any-return]
+        return self.may_contain_python(salt, keys)
+
+    def may_contain_python(self, salt: int, keys: Sequence[int]) -> list[int]:
+        """:meth:`may_contain` in Python: the specification the C follows."""
         bits, s1, s2, bm, shift = self.bits, self._shift1, self._shift2, self._byte_mask, GROUP_SHIFT
         # One expression per key: this is on every read of every page.
         return [
@@ -89,6 +98,13 @@ class KeyFilter:
 
     def add(self, salt: int, keys: Iterable[int]) -> None:
         """Add keys (their groups); the caller doubles the filter once :attr:`groups` passes :attr:`capacity`."""
+        if _PROBE is not None:
+            self.groups += _PROBE(self.bits, self.log2_bits, salt, keys, GROUP_SHIFT, _MIX, True)
+            return
+        self.add_python(salt, keys)
+
+    def add_python(self, salt: int, keys: Iterable[int]) -> None:
+        """:meth:`add` in Python: the specification the C follows."""
         bits, s1, s2, bm, shift = self.bits, self._shift1, self._shift2, self._byte_mask, GROUP_SHIFT
         new = 0
         last = -1
