@@ -137,9 +137,9 @@ class LeveldbTransaction(ViewBase):
     def _read_many(self, prefix: bytes, salt: int, keys: Sequence[int]) -> dict[int, int]:
         """The stored values of ``keys`` the filter lets through (others may come along), by key.
 
-        The filter is asked once per group (a cluster member's entries are one),
-        and a block of 2**BLOCK_SHIFT keys with many keys wanted (a cluster's
-        members) is read with one scan: about what two lookups cost.
+        The filter is asked once per group, and a run of 2**BLOCK_SHIFT keys
+        with many keys wanted is read with one scan: about what two lookups
+        cost (the sketch table reads its blocks in :meth:`_blocks`).
         """
         shift, db = GROUP_SHIFT, self._store._db
         groups = Counter([key >> shift for key in keys])
