@@ -271,7 +271,7 @@ class HashDBLeveldb(HashDB):
                 if group != last:
                     found.append(group << GROUP_SHIFT)
                     last = group
-                elif (group + 1) * step <= MAX_KEY:  # a run of one group (a member's entries): skip it
+                elif (group + 1) * step <= MAX_KEY:  # a run of one group (a signature's words): skip it
                     keys.seek(prefix + pack((group + 1) * step))
             groups[SALT[table]] = found
         built = KeyFilter(KeyFilter.log2_bits_for(sum(map(len, groups.values()))))
@@ -342,9 +342,10 @@ class HashDBLeveldb(HashDB):
 
     def _count(self, table: str) -> int:
         if table == SKETCH:  # the entries of every block: its bitmap's bits
+            where = self.describe()
             return self._run(
                 lambda: sum(
-                    bitmap_of(raw, self.describe()).bit_count()
+                    bitmap_of(raw, where).bit_count()
                     for raw in self._db.iterator(prefix=PREFIX[table], include_key=False)
                 )
             )
