@@ -267,7 +267,7 @@ LABELS = sorted({row["label"] for row in SAMPLE})
 
 
 def figures(items: list[dict[str, Any]], kept: set[str] | None = None) -> dict[str, int]:
-    """Detection figures against the sample's labels: printed for the README, held to a floor by :func:`check_figures`."""
+    """Detection figures against the sample's labels: printed for the README, held to a floor (check_figures)."""
     first: dict[str, dict[str, Any]] = {}
     originals_dropped = reprints_caught = reprints_missed = wrong_cluster = 0
     for item in items:
