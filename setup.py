@@ -45,6 +45,7 @@ VERIFY = {
     "votes": ("UNRELATED", "OWN_VOTES"),
     "boilerplate": ("UNSEEN", "BOILERPLATE", "CONTENT", "SHARED_LINE", "LINE_LIMIT"),
     "frame": (
+        "PROSE_SHORT",
         "OWN_KNOWN",
         "ARTICLE_SHARE",
         "ARTICLE_KNOWN",

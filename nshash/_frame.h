@@ -203,6 +203,23 @@ static const member *own_article(const doc_lines *d, doc_text *t) {
     return &t->article;
 }
 
+/* frame.prose_body: the page without the lines t->drop marks and its lines under PROSE_SHORT grams; NULL when
+ * it has no such short line besides.  Sketched again only when those lines change. */
+static const member *prose_body(const doc_lines *d, doc_text *t) {
+    int short_line = 0;
+    for (Py_ssize_t i = 0; i < d->count; i++) {
+        t->prose_drop[i] = (unsigned char)(t->drop[i] || d->grams[i] < PROSE_SHORT);
+        short_line |= !t->drop[i] && t->prose_drop[i];
+    }
+    if (!short_line) return NULL;
+    if (!t->prose_sketched || memcmp(t->prose_drop, t->prose_drop_sketched, (size_t)d->count) != 0) {
+        body_sketch(d, t, t->prose_drop, &t->prose);
+        memcpy(t->prose_drop_sketched, t->prose_drop, (size_t)d->count);
+        t->prose_sketched = 1;
+    }
+    return &t->prose;
+}
+
 /* frame.template_sibling against member m; skip marks the lines left out (t->drop), scratch holds d->count bytes. */
 static int template_sibling(const doc_lines *d, doc_text *t, const unsigned char *skip, const member *m,
                             unsigned char *scratch) {

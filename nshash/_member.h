@@ -132,6 +132,10 @@ typedef struct {
     member body;
     int article_sketched; /* article holds the sketch without the known lines (frame.own_article) */
     member article;
+    unsigned char *prose_drop;          /* per line: drop and the short lines (frame.prose_body) */
+    unsigned char *prose_drop_sketched; /* per line: the prose_drop that prose was sketched without */
+    int prose_sketched;                 /* prose holds a sketch */
+    member prose;
     Py_UCS4 *scratch;     /* length + 1 code points */
     int cjk;              /* verify.cjk_page, -1 until asked (doc_cjk) */
     int unbounded;        /* verify.member_scores without its unframed bound (decide.split_article) */

@@ -74,6 +74,7 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
         body = &t->body;
     }
     const member *article = count > 0 ? own_article(d, t) : NULL;
+    const member *prose = count > 0 && doc_cjk(t) ? prose_body(d, t) : NULL;
     double scores[MAX_MEMBERS], best = 0.0, next = 0.0;
     int best_at = 0;
     for (int m = 0; m < count; m++) {
@@ -103,6 +104,10 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
         double bodied = body != NULL ? body_score(body, &members[m], doc_cjk(t)) : 0.0;
         if (article != NULL) {
             double own = body_score(article, &members[m], doc_cjk(t));
+            if (own > bodied) bodied = own;
+        }
+        if (prose != NULL) {
+            double own = body_score(prose, &members[m], 1);
             if (own > bodied) bodied = own;
         }
         if (bodied > score) score = bodied;
@@ -297,7 +302,7 @@ static int read_text(PyObject *whole, PyObject *ends, PyObject *known, const doc
         return -1;
     }
     size_t n = (size_t)(d->count ? d->count : 1);
-    t->known = PyMem_RawCalloc(3 * n, 1);
+    t->known = PyMem_RawCalloc(5 * n, 1);
     t->scratch = PyMem_RawMalloc((size_t)(t->length + 1) * sizeof(Py_UCS4));
     if (t->known == NULL || t->scratch == NULL) {
         PyErr_NoMemory();
@@ -307,6 +312,9 @@ static int read_text(PyObject *whole, PyObject *ends, PyObject *known, const doc
     t->drop_sketched = t->drop + n;
     t->sketched = 0;
     t->article_sketched = 0;
+    t->prose_drop = t->drop_sketched + n;
+    t->prose_drop_sketched = t->prose_drop + n;
+    t->prose_sketched = 0;
     t->cjk = -1;
     Py_ssize_t previous = 0;
     for (Py_ssize_t i = 0; i < d->count; i++) {

@@ -23,7 +23,7 @@ from nshash.estimate import (
     unframed_score,
 )
 from nshash.fingerprint import Features
-from nshash.frame import body_sketch, own_article, shared_frame, surrounds
+from nshash.frame import body_sketch, own_article, prose_body, shared_frame, surrounds
 from nshash.members import Member, members_at
 from nshash.pieces import member_view
 from nshash.site import same_site
@@ -62,7 +62,8 @@ def member_scores(
     sites sits in the middle of another site's page, where no edge run finds it).  ``known``: the
     document's lines that other clusters have (:func:`~nshash.frame.known_lines`); the page without
     them and its frame, and without them alone when they are all it has of its own
-    (:func:`~nshash.frame.own_article`), is compared too (:func:`~nshash.estimate.body_score`): the
+    (:func:`~nshash.frame.own_article`), is compared too (:func:`~nshash.estimate.body_score`), and on a mostly
+    CJK page the page without them, its frame and its short lines (:func:`~nshash.frame.prose_body`): the
     highest of these counts.  Where no frame is shared, such lines a member has too may be one all the
     same: the whole-text score is then bounded by :func:`~nshash.estimate.unframed_score`.  Not ``bound``
     (:func:`~nshash.decide.split_article`), only against a member whose last lines are among them.  Nor
@@ -74,7 +75,8 @@ def member_scores(
     drop = frame.union(known)
     body = body_sketch(features, drop) if drop and members else None
     article = own_article(features, frame, known) if members else None
-    cjk = (body is not None or article is not None) and cjk_page(features)
+    cjk = bool(members) and cjk_page(features)
+    prose = prose_body(features, drop) if cjk else None
     scores = []
     for member in members:
         keys = member_view(features, member.lines)
@@ -92,6 +94,8 @@ def member_scores(
         bodied = 0.0 if body is None else body_score(body, member.sketch, cjk)
         if article is not None:
             bodied = max(bodied, body_score(article, member.sketch, cjk))
+        if prose is not None:
+            bodied = max(bodied, body_score(prose, member.sketch, cjk))
         score = max(score, bodied)
         if body is not None and not frame:  # far apart in size: no more than the page's body agrees
             score = min(score, max(bodied, far_page_score(features, member, keys, known, body)))

@@ -47,7 +47,10 @@ site_keys = st.lists(
 )
 
 
-line_texts = st.text(alphabet="abcdefgh", max_size=150)
+# Latin and CJK pages: a mostly CJK page is also compared without its short lines (frame.prose_body).
+line_texts = st.one_of(
+    st.text(alphabet="abcdefgh", max_size=150), st.text(alphabet="中文新闻报道网站", min_size=10, max_size=150)
+)
 # Piece keys from a small pool too, so that a member of the other form has a line's pieces (pieces.member_view).
 piece_pool = st.integers(0, 40).map(lambda k: piece_key((k * 0x85EBCA77) & 0xFFFFFFFF))
 # A piece's whole key: a line key of the shared pool (what a member that came flat has for a line).
@@ -78,8 +81,10 @@ def whole_of(texts: list[str]) -> tuple[str, array[int]]:
 @st.composite
 def documents(draw: st.DrawFn) -> Features:
     keys = draw(line_keys)
-    # Gram counts around the footer-list (100) and gap (200) limits, where a boundary slip shows.
-    sizes = st.one_of(st.integers(0, 400), st.sampled_from([99, 100, 101, 199, 200, 201]))
+    # Gram counts around the footer-list (100), gap (200) and short-line (frame.PROSE_SHORT) limits, where a
+    # boundary slip shows.
+    short = st.integers(frame.PROSE_SHORT - 3, frame.PROSE_SHORT + 3)
+    sizes = st.one_of(st.integers(0, 400), st.sampled_from([99, 100, 101, 199, 200, 201]), short)
     grams = draw(st.lists(sizes, min_size=len(keys), max_size=len(keys)))
     text_grams = draw(st.integers(0, 5000))
     whole, ends = whole_of(draw(st.lists(line_texts, min_size=len(keys), max_size=len(keys))))
@@ -158,6 +163,12 @@ def test_c_verify_equals_verify_score(
         starts = [0, *doc.line_ends[:-1]]
         part = "".join(doc.whole[starts[i] : doc.line_ends[i]] for i in sorted(kept))
         clusters[1] = [Member(sketch.sketch(part), line_filter(doc.line_keys)), *clusters[1][: per - 1]]
+    # A member made of the document's long lines: a mostly CJK page without its short lines finds it.
+    if len(clusters) > 2 and doc.line_keys:
+        starts = [0, *doc.line_ends[:-1]]
+        long_lines = [i for i, grams in enumerate(doc.line_grams) if grams >= frame.PROSE_SHORT]
+        part = "".join(doc.whole[starts[i] : doc.line_ends[i]] for i in long_lines)
+        clusters[2] = [Member(sketch.sketch(part), 0), *clusters[2][: per - 1]]
     known = sorted(data.draw(st.sets(st.integers(0, max(0, len(doc.line_keys) - 1)), max_size=len(doc.line_keys))))
     entries = _entries(clusters, per)
     got = c_verify(doc, entries, len(clusters), per, tuple(known))
