@@ -99,6 +99,14 @@ def _chinese_copy(rng: random.Random, own_lines: int) -> tuple[str, str]:
     return original, "\n".join([*(s + "。" for s in edited), *own])
 
 
+def _edited(rng: random.Random, sentence: str) -> str:
+    """``sentence`` with three characters replaced by random ideographs (one may be replaced twice)."""
+    for _ in range(3):
+        at = rng.randrange(len(sentence))
+        sentence = sentence[:at] + ideographs(rng, 1) + sentence[at + 1 :]
+    return sentence
+
+
 @pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
 def test_an_edited_chinese_copy_on_another_site_joins_on_one_vote_below_the_frameless_need(
     native: bool, monkeypatch: pytest.MonkeyPatch
@@ -110,16 +118,10 @@ def test_an_edited_chinese_copy_on_another_site_joins_on_one_vote_below_the_fram
     def text(size: int) -> str:
         return ideographs(rng, size)
 
-    def edited(sentence: str) -> str:
-        for _ in range(3):
-            at = rng.randrange(len(sentence))
-            sentence = sentence[:at] + text(1) + sentence[at + 1 :]
-        return sentence
-
     article = [text(46), text(45), *[text(rng.randint(22, 34)) for _ in range(8)]]
     original = "\n".join(s + "\u3002" for s in article)
     copy = "\n".join(
-        [*(s + "\u3002" for s in article[:1] + [edited(s) for s in article[1:]])]
+        [*(s + "\u3002" for s in article[:1] + [_edited(rng, s) for s in article[1:]])]
         + [text(40 + i) + "\u3002" for i in range(3)]
     )
     nsh = nshash.NSHash()
@@ -203,12 +205,6 @@ def test_a_short_chinese_copy_framed_by_another_sites_short_lines_joins(
     # without their short lines (frame.prose_body) 0.64.  Other articles on either site stay apart.
     rng = random.Random(11)
 
-    def edited(sentence: str) -> str:
-        for _ in range(3):
-            at = rng.randrange(len(sentence))
-            sentence = sentence[:at] + ideographs(rng, 1) + sentence[at + 1 :]
-        return sentence
-
     def story() -> list[str]:
         return [ideographs(rng, size) + "\u3002" for size in (40, 30, 30, 25)]
 
@@ -216,7 +212,7 @@ def test_a_short_chinese_copy_framed_by_another_sites_short_lines_joins(
     (head_a, foot_a), (head_b, foot_b) = _short_line_site(rng), _short_line_site(rng)
     title = ideographs(rng, 6)
     original = "\n".join([*head_a, title, *article, *foot_a])
-    copy = "\n".join([*head_b, title, *map(edited, article), *foot_b])
+    copy = "\n".join([*head_b, title, *(_edited(rng, sentence) for sentence in article), *foot_b])
     others = [
         "\n".join([*head, ideographs(rng, 6), *story(), *foot]) for head, foot in ((head_a, foot_a), (head_b, foot_b))
     ]
