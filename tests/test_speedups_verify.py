@@ -143,6 +143,12 @@ def _entries(clusters: list[list[Member]], per: int) -> list[int | None]:
     return out
 
 
+def lines_sketch(doc: Features, lines: list[int]) -> Sketch:
+    """The sketch of the document's ``lines`` (indices, in order) joined: a member made of some of its lines."""
+    starts = [0, *doc.line_ends[:-1]]
+    return sketch.sketch("".join(doc.whole[starts[i] : doc.line_ends[i]] for i in lines))
+
+
 @settings(max_examples=500, deadline=None)
 @given(
     documents(),
@@ -160,15 +166,11 @@ def test_c_verify_equals_verify_score(
     # A member made of some of the document's lines: the page without its known lines finds it.
     if len(clusters) > 1 and doc.line_keys:
         kept = data.draw(st.sets(st.integers(0, len(doc.line_keys) - 1)))
-        starts = [0, *doc.line_ends[:-1]]
-        part = "".join(doc.whole[starts[i] : doc.line_ends[i]] for i in sorted(kept))
-        clusters[1] = [Member(sketch.sketch(part), line_filter(doc.line_keys)), *clusters[1][: per - 1]]
+        clusters[1] = [Member(lines_sketch(doc, sorted(kept)), line_filter(doc.line_keys)), *clusters[1][: per - 1]]
     # A member made of the document's long lines: a mostly CJK page without its short lines finds it.
     if len(clusters) > 2 and doc.line_keys:
-        starts = [0, *doc.line_ends[:-1]]
         long_lines = [i for i, grams in enumerate(doc.line_grams) if grams >= frame.PROSE_SHORT]
-        part = "".join(doc.whole[starts[i] : doc.line_ends[i]] for i in long_lines)
-        clusters[2] = [Member(sketch.sketch(part), 0), *clusters[2][: per - 1]]
+        clusters[2] = [Member(lines_sketch(doc, long_lines), 0), *clusters[2][: per - 1]]
     known = sorted(data.draw(st.sets(st.integers(0, max(0, len(doc.line_keys) - 1)), max_size=len(doc.line_keys))))
     entries = _entries(clusters, per)
     got = c_verify(doc, entries, len(clusters), per, tuple(known))
