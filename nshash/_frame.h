@@ -183,6 +183,18 @@ static void body_sketch(const doc_lines *d, doc_text *t, const unsigned char *dr
     body->grams = sketch_of(PyUnicode_4BYTE_KIND, t->scratch, w, body->slots);
 }
 
+/* body_sketch into out unless out already holds the sketch without these lines: the lines drop marks are
+ * copied to sketched_drop, and *sketched set, when it is sketched (candidates often leave out the same lines). */
+static const member *sketch_without(const doc_lines *d, doc_text *t, const unsigned char *drop,
+                                    unsigned char *sketched_drop, int *sketched, member *out) {
+    if (!*sketched || memcmp(drop, sketched_drop, (size_t)d->count) != 0) {
+        body_sketch(d, t, drop, out);
+        memcpy(sketched_drop, drop, (size_t)d->count);
+        *sketched = 1;
+    }
+    return out;
+}
+
 /* frame.own_article: the page without its known lines when its own lines (outside d->frame) are almost all
  * known; NULL otherwise.  The known lines are the same for every candidate: sketched once. */
 static const member *own_article(const doc_lines *d, doc_text *t) {
@@ -204,20 +216,15 @@ static const member *own_article(const doc_lines *d, doc_text *t) {
 }
 
 /* frame.prose_body: the page without the lines t->drop marks and its lines under PROSE_SHORT grams; NULL when
- * it has no such short line besides.  Sketched again only when those lines change. */
+ * it has no such short line besides. */
 static const member *prose_body(const doc_lines *d, doc_text *t) {
     int short_line = 0;
     for (Py_ssize_t i = 0; i < d->count; i++) {
         t->prose_drop[i] = (unsigned char)(t->drop[i] || d->grams[i] < PROSE_SHORT);
         short_line |= !t->drop[i] && t->prose_drop[i];
     }
-    if (!short_line) return NULL;
-    if (!t->prose_sketched || memcmp(t->prose_drop, t->prose_drop_sketched, (size_t)d->count) != 0) {
-        body_sketch(d, t, t->prose_drop, &t->prose);
-        memcpy(t->prose_drop_sketched, t->prose_drop, (size_t)d->count);
-        t->prose_sketched = 1;
-    }
-    return &t->prose;
+    return short_line ? sketch_without(d, t, t->prose_drop, t->prose_drop_sketched, &t->prose_sketched, &t->prose)
+                      : NULL;
 }
 
 /* frame.template_sibling against member m; skip marks the lines left out (t->drop), scratch holds d->count bytes. */

@@ -63,16 +63,8 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
         t->drop[i] = (unsigned char)(d->frame[i] || t->known[i]);
         dropped |= t->drop[i];
     }
-    const member *body = NULL;
-    if (dropped && count > 0) {
-        /* Candidates often leave out the same lines: one sketch serves them all. */
-        if (!t->sketched || memcmp(t->drop, t->drop_sketched, (size_t)d->count) != 0) {
-            body_sketch(d, t, t->drop, &t->body);
-            memcpy(t->drop_sketched, t->drop, (size_t)d->count);
-            t->sketched = 1;
-        }
-        body = &t->body;
-    }
+    const member *body =
+        dropped && count > 0 ? sketch_without(d, t, t->drop, t->drop_sketched, &t->sketched, &t->body) : NULL;
     const member *article = count > 0 ? own_article(d, t) : NULL;
     const member *prose = count > 0 && doc_cjk(t) ? prose_body(d, t) : NULL;
     double scores[MAX_MEMBERS], best = 0.0, next = 0.0;
