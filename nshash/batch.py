@@ -22,7 +22,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any, Final, Union
 
 from nshash.errors import ArgumentTypeError, DocumentDecodeError, DocumentTypeError, UnknownOptionError
-from nshash.options import OPTION_NAMES
+from nshash.options import OPTION_NAMES, positive_int
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -122,7 +122,7 @@ def each_text(
             raise type(exc)(f"{where}: {exc}{hint}") from exc
 
 
-def similar_ids(texts: Texts, **options: Any) -> list[int] | pd.Series[Any]:
+def similar_ids(texts: Texts, *, workers: int = 1, **options: Any) -> list[int] | pd.Series[Any]:
     """Cluster ids of many documents: the ids of a ``get_similar`` loop, numbered 1, 2, 3...
 
     The same decision rule, in the same order (see :mod:`nshash.batch`).
@@ -132,6 +132,8 @@ def similar_ids(texts: Texts, **options: Any) -> list[int] | pd.Series[Any]:
         texts: ``str``/``bytes`` documents: a list or any iterable (returns a
             ``list[int]``), or a pandas Series (returns a Series named
             ``similar_id`` with the same index).
+        workers: processes computing the documents' features (the same ids
+            whatever the number; the decisions stay in this process, in order).
         **options: :class:`~nshash.NSHash`'s options (``hashfunc``, ``n``,
             ``verify``, ...) and ``errors``.
 
@@ -146,17 +148,29 @@ def similar_ids(texts: Texts, **options: Any) -> list[int] | pd.Series[Any]:
     """
     # A chunk of documents at a time, each keyed and assigned at once (one C call a chunk, as
     # get_similar_many): the run keeps its index and 8 bytes a page.
+    workers = positive_int("workers", workers)
     index = new_index(options)
     pd = sys.modules.get("pandas")
     if pd is not None and isinstance(texts, pd.Series):
-        ids = cluster_texts(index, each_text(index, texts.tolist(), texts.index))
+        ids = cluster_texts(index, each_text(index, texts.tolist(), texts.index), workers)
         return pd.Series(ids, index=texts.index, name="similar_id", dtype="int64")
-    return cluster_texts(index, each_text(index, texts))
+    return cluster_texts(index, each_text(index, texts), workers)
 
 
-def cluster_texts(index: NSHash, texts: Iterator[str]) -> list[int]:
-    """The batch ids of decoded documents, assigned ``_CHUNK`` at a time on ``index``."""
+def cluster_texts(index: NSHash, texts: Iterator[str], workers: int = 1) -> list[int]:
+    """The batch ids of decoded documents, assigned ``_CHUNK`` at a time on ``index``.
+
+    ``workers > 1``: their features computed in that many processes
+    (:func:`nshash.many.assigned_chunks`), decoded here, so that a bad document
+    raises as it does without them.
+    """
     raw = array("Q")
+    if workers > 1:
+        from nshash.many import assigned_chunks
+
+        for ids in assigned_chunks(index, texts, workers, _CHUNK):
+            raw.extend(ids)
+        return final_ids(index, raw)
     while chunk := list(islice(texts, _CHUNK)):
         raw.extend(index._similar_all(chunk))
     return final_ids(index, raw)

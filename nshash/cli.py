@@ -141,11 +141,9 @@ def _dedup(args: argparse.Namespace) -> int:
 def _batch_ids(texts: list[str], options: dict[str, Any], workers: int, progress: bool) -> list[int]:
     from nshash.batch import similar_ids
 
-    if workers > 1:
-        print("nshash: note: --workers applies to --online/--name mode only", file=sys.stderr)
-    # The batch keys and assigns each document as it reads it: the bar counts them.
+    # The batch keys and assigns each document as it reads it (with workers, a few chunks ahead): the bar counts them.
     docs: Iterable[str] = _progress_bar(texts, "doc") if progress else texts
-    return [int(sid) for sid in similar_ids(docs, **options)]
+    return [int(sid) for sid in similar_ids(docs, workers=workers, **options)]
 
 
 def _progress_bar(items: Sequence[str], unit: str) -> Iterable[str]:

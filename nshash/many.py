@@ -11,10 +11,12 @@ memory store keys and decides the whole chunk in one C call and one
 transaction (the store's lock held for the chunk).
 
 With ``workers > 1``, documents go to a pool of processes in chunks (one round
-trip per chunk, not per document), and their fingerprints come back as flat
-arrays.  The pool is started with ``forkserver`` (``spawn`` where there is
-none), never ``fork``.  At most ``2 * workers`` chunks are read ahead of the
-one being assigned, so a stream of any length takes bounded memory.
+trip per chunk, not per document), and their fingerprints come back as one
+``bytes`` a chunk: :mod:`nshash.packed`'s layout, which NSHash with its C
+accelerator decides in one C call (``_assign_packed``), or else flat arrays.
+The pool is started with ``forkserver`` (``spawn`` where there is none), never
+``fork``.  At most ``2 * workers`` chunks are read ahead of the one being
+assigned, so a stream of any length takes bounded memory.
 
 The assignment stays sequential, so the speed-up is bounded by the share of
 the time spent in ``_features``; see ``benchmarks/results/batch_workers.md``.
@@ -34,6 +36,7 @@ from functools import partial
 from itertools import chain
 from typing import TYPE_CHECKING, Any, Final, Optional, Union
 
+from nshash._accel import speedups
 from nshash.errors import (
     ArgumentError,
     ArgumentTypeError,
@@ -43,6 +46,7 @@ from nshash.errors import (
     missing_dependency,
 )
 from nshash.options import positive_int
+from nshash.packed import pack
 from nshash.stores.base import HashDB
 from nshash.stores.view import StoreView
 from nshash.text import coerce_document
@@ -63,9 +67,11 @@ _COUNTS_KEY: Final = "many_counts"
 # caller's), and in a VM it measured slower (copy-on-write pages).
 _START_METHOD: Final = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
+# A chunk's fingerprints (or its pages' features packed in one bytes: nshash.packed).
+Chunk = Union[list[Any], bytes]
 # A chunk of fingerprints, and the error that stopped it (a bad document), if any.
 Batch = tuple[list[Any], Optional[NSHashError]]
-Fingerprint = Callable[[Sequence[Any], int], Batch]
+Fingerprint = Callable[[Sequence[Any], int], tuple[Chunk, Optional[NSHashError]]]
 
 
 def get_similar_many(
@@ -82,9 +88,7 @@ def get_similar_many(
         index: the index documents are added to.
         docs: ``str``/``bytes`` documents; any iterable, read lazily.
         workers: processes computing fingerprints; ``1`` computes them here, and
-            so does an index with :attr:`~nshash.Index.cheap_fingerprints`
-            (NSHash with its C accelerator), which would only lose time sending
-            documents to workers.
+            so does an index with :attr:`~nshash.Index.cheap_fingerprints`.
         progress: show a progress bar on stderr (needs ``nshash[progress]``).
         chunk_size: documents per unit of work sent to a worker.
 
@@ -101,37 +105,52 @@ def get_similar_many(
     >>> get_similar_many(nshash.NSHash(), [text, "Something else entirely, long enough.", text])
     [1, 2, 1]
     """
-    if isinstance(docs, (str, bytes, bytearray)):
-        raise ArgumentTypeError("docs must be an iterable of documents, not a single document")
-    workers = positive_int("workers", workers)
-    chunk_size = positive_int("chunk_size", chunk_size)
+    chunks = assigned_chunks(index, docs, workers, chunk_size)
     if progress:
         _tqdm()  # fail now, not after the first chunk, when tqdm is missing
     total = len(docs) if isinstance(docs, Sized) else None
-    decide: Callable[[list[Any]], list[int]]
-    if workers == 1 or index.cheap_fingerprints:
-        # Each text keyed and decided at once, as get_similar does (NSHash on the memory store: a chunk
-        # in one C call).
-        batches = _serial(partial(_fingerprint, _text, index.errors), _chunks(docs, chunk_size))
-        decide = index._similar_all
-    else:
-        batches = _in_workers(
-            partial(_fingerprint, index.fingerprinter.features, index.errors), docs, chunk_size, workers
-        )
-        decide = index._assign_all
     raw: list[int] = []
     bar = None
     try:
-        for batch in batches:
-            raw += decide(batch)
-            _add_counts(index.store, len(batch), max(raw[-len(batch) :], default=0))
+        for ids in chunks:
+            raw += ids
+            _add_counts(index.store, len(ids), max(ids, default=0))
             if progress:
                 bar = bar or _tqdm()(total=total, unit="doc", file=sys.stderr, dynamic_ncols=True)
-                bar.update(len(batch))
+                bar.update(len(ids))
     finally:
         if bar is not None:
             bar.close()
     return index.resolve_many(raw)
+
+
+def assigned_chunks(
+    index: Index, docs: Iterable[str | bytes], workers: int = 1, chunk_size: int = DEFAULT_CHUNK_SIZE
+) -> Iterator[list[int]]:
+    """The raw ids :meth:`~nshash.Index.get_similar` gives ``docs``, a chunk at a time, in order.
+
+    What :func:`get_similar_many` and :func:`nshash.batch.similar_ids` run; the
+    arguments are checked now, the documents read as the chunks are taken.
+    """
+    if isinstance(docs, (str, bytes, bytearray)):
+        raise ArgumentTypeError("docs must be an iterable of documents, not a single document")
+    workers = positive_int("workers", workers)
+    chunk_size = positive_int("chunk_size", chunk_size)
+    if workers == 1 or index.cheap_fingerprints:
+        # Each text keyed and decided at once, as get_similar does (NSHash on the memory store: a chunk
+        # in one C call).
+        texts = _serial(partial(_fingerprint, _text, index.errors), _chunks(docs, chunk_size))
+        return (index._similar_all(chunk) for chunk in texts)
+    if _decides_packed(index):
+        # As Python objects, a page's features cost the parent more to unpickle than the worker saved
+        # it (two workers were 0.72x one process); packed, the C reads them straight into its decision.
+        fingerprint = partial(_packed_fingerprint, index.fingerprinter.features, index.errors)
+        packed = _in_workers(fingerprint, docs, chunk_size, workers)
+        return (index._assign_packed(blob) for blob in packed)  # type: ignore[attr-defined]
+    fingerprints = _in_workers(
+        partial(_fingerprint, index.fingerprinter.features, index.errors), docs, chunk_size, workers
+    )
+    return (index._assign_all(batch) for batch in fingerprints)  # type: ignore[arg-type]
 
 
 def document_counts(store: HashDB) -> dict[str, int] | None:
@@ -163,6 +182,19 @@ def _fingerprint(features_of: Callable[[str], Any], errors: str, docs: Sequence[
     return batch, None
 
 
+def _packed_fingerprint(
+    features_of: Callable[[str], Any], errors: str, docs: Sequence[Any], offset: int
+) -> tuple[bytes, NSHashError | None]:
+    """:func:`_fingerprint`, the features packed in one ``bytes`` (:func:`nshash.packed.pack`)."""
+    batch, error = _fingerprint(features_of, errors, docs, offset)
+    return pack(batch), error
+
+
+def _decides_packed(index: Index) -> bool:
+    """Whether ``index`` decides a chunk of packed features (NSHash with its C accelerator: in one C call)."""
+    return speedups is not None and callable(getattr(index, "_assign_packed", None))
+
+
 def _chunks(docs: Iterable[Any], size: int) -> Iterator[tuple[int, list[Any]]]:
     """``(offset, documents)`` in lists of ``size``, bytes left undecoded (a worker decodes them).
 
@@ -189,7 +221,9 @@ def _chunks(docs: Iterable[Any], size: int) -> Iterator[tuple[int, list[Any]]]:
         yield offset, chunk
 
 
-def _serial(fingerprint: Fingerprint, chunks: Iterator[tuple[int, list[Any]]]) -> Iterator[list[Any]]:
+def _serial(
+    fingerprint: Callable[[Sequence[Any], int], Batch], chunks: Iterator[tuple[int, list[Any]]]
+) -> Iterator[list[Any]]:
     for offset, chunk in chunks:
         batch, error = fingerprint(chunk, offset)
         yield batch
@@ -212,10 +246,10 @@ def _work(offset: int, chunk: list[Any]) -> tuple[_Packed, NSHashError | None]:
     if fingerprint is None:  # pragma: no cover - the pool always runs _init_worker first
         raise NSHashError("nshash worker not initialised")
     batch, error = fingerprint(chunk, offset)
-    return _pack(batch), error
+    return (batch if isinstance(batch, bytes) else _pack(batch)), error
 
 
-def _in_workers(fingerprint: Fingerprint, docs: Iterable[Any], size: int, workers: int) -> Iterator[list[Any]]:
+def _in_workers(fingerprint: Fingerprint, docs: Iterable[Any], size: int, workers: int) -> Iterator[list[Any] | bytes]:
     """Fingerprints of each chunk, in order, computed by ``workers`` processes.
 
     The pool has up to ``2 * workers`` chunks to work on while this process
@@ -235,7 +269,7 @@ def _in_workers(fingerprint: Fingerprint, docs: Iterable[Any], size: int, worker
     tasks = _chunks(docs, size)
     pool = ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=multiprocessing.get_context(_START_METHOD),
+        mp_context=_context(),
         initializer=_init_worker,
         initargs=(fingerprint,),
     )
@@ -271,10 +305,29 @@ def _in_workers(fingerprint: Fingerprint, docs: Iterable[Any], size: int, worker
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _context() -> multiprocessing.context.BaseContext:
+    """The pool's start method; a forkserver that has imported nshash, once started, for every later pool.
+
+    Its workers then start in ~25 ms instead of ~0.3 s (each importing nshash): measured on
+    this machine over four calls with 50 documents each, 0.31-0.35 s a call against 0.02-0.03 s.
+    The modules the server preloads already (``__main__`` by default) stay.
+    """
+    context = multiprocessing.get_context(_START_METHOD)
+    if _START_METHOD == "forkserver":
+        from multiprocessing import forkserver  # not imported where there is none (Windows)
+
+        server = forkserver._forkserver
+        preload = list(getattr(server, "_preload_modules", ["__main__"]))
+        if "nshash" not in preload:
+            context.set_forkserver_preload([*preload, "nshash"])
+    return context
+
+
 # Fingerprints as they come back from a worker: the batch as is, or (type, columns)
 # when each document's features are int lists (or a NamedTuple of them), each
 # column being (lengths, values) as two flat arrays.
-_Packed = Union[list[Any], tuple[Optional[type], list[tuple[bytes, bytes]]]]
+# (or, already packed by the worker, one bytes: nshash.packed).
+_Packed = Union[list[Any], bytes, tuple[Optional[type], list[tuple[bytes, bytes]]]]
 
 
 def _pack(batch: list[Any]) -> _Packed:
@@ -308,8 +361,8 @@ def _pack(batch: list[Any]) -> _Packed:
     return shape, columns
 
 
-def _unpack(packed: _Packed) -> list[Any]:
-    if isinstance(packed, list):
+def _unpack(packed: _Packed) -> Chunk:
+    if isinstance(packed, (list, bytes)):
         return packed
     shape, columns = packed
     fields: list[list[list[int]]] = []

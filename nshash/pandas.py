@@ -62,8 +62,8 @@ def similar_ids(texts: Any, na: NAPolicy = "keep", **options: Any) -> Any:
             in a Series, whose dtype is then pandas' nullable ``Int64`` (it
             stays ``int64`` when nothing is missing). ``"raise"``: a missing
             value raises, as nshash 1.0 did.
-        **options: :class:`~nshash.NSHash`'s fingerprint options (see
-            :func:`nshash.batch.similar_ids`).
+        **options: :class:`~nshash.NSHash`'s fingerprint options and ``workers``,
+            processes computing the features (see :func:`nshash.batch.similar_ids`).
 
     Raises:
         DocumentTypeError, DocumentDecodeError: a bad document (the message gives its position).

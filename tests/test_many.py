@@ -8,11 +8,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import nshash
+from nshash import many
+from nshash._accel import speedups
 from nshash.many import document_counts, get_similar_many
 from tests.conftest import open_store_kind
 
@@ -86,7 +89,7 @@ def test_continues_an_index_that_already_holds_documents() -> None:
 
 
 def pooled() -> nshash.NSHash:
-    """An index whose fingerprints are computed by the workers (no C accelerator for md5)."""
+    """An index whose fingerprints are computed by the workers (md5: in Python, and sent packed)."""
     nsh = nshash.NSHash(hashfunc="md5")
     assert not nsh.cheap_fingerprints
     return nsh
@@ -243,3 +246,54 @@ def test_progress_without_tqdm_names_the_extra(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(sys.modules, "tqdm", None)  # what an uninstalled module looks like to import
     with pytest.raises(nshash.MissingDependencyError, match=r"nshash\[progress\]"):
         nshash.NSHash().get_similar_many(corpus(3), progress=True)
+
+
+class PackedSpy(nshash.NSHash):
+    """Counts the chunks decided from packed features (the C accelerator's route for workers)."""
+
+    packed_chunks = 0
+
+    def _assign_packed(self, blob: bytes) -> list[int]:
+        self.packed_chunks += 1
+        return super()._assign_packed(blob)
+
+
+@pytest.mark.skipif(speedups is None, reason="needs the C accelerator")
+def test_workers_send_packed_features_that_the_c_decides() -> None:
+    # Pages with site lines, edited copies and long texts: every part of the
+    # features (keys, line keys, pieces, sketch, whole text) must survive the trip.
+    rng = random.Random(3)
+    articles = ["。".join(rng.sample(SENTENCES, 4)) * 3 for _ in range(12)]
+    docs = []
+    for i in range(240):
+        body = articles[i % len(articles)]
+        if i % 3:  # an edited copy on another site
+            body = body.replace("长", "常", 1) + f"\n来源：站点{i % 7}"
+        docs.append(f"站点{i % 5} 首页 | 新闻 | 关于\n{body}\n版权所有 站点{i % 5}")
+    nsh = PackedSpy()
+    parallel = get_similar_many(nsh, docs, workers=2, chunk_size=32)
+    assert nsh.packed_chunks == len(docs) // 32 + 1
+    assert parallel == get_similar_many(nshash.NSHash(), docs, chunk_size=32) == loop_ids(nshash.NSHash(), docs)
+    assert len(set(parallel)) < len(docs) / 2  # the copies did join their articles
+
+
+def test_the_batch_with_workers_gives_the_ids_without() -> None:
+    docs: list[Any] = corpus(120)
+    assert nshash.similar_ids(docs, workers=2) == nshash.similar_ids(docs)
+    series = pd.Series([*docs[:40], None], index=[f"row{i}" for i in range(41)])
+    assert nshash.similar_ids(series, workers=2).tolist() == nshash.similar_ids(series).tolist()
+    docs[70] = 12345
+    with pytest.raises(nshash.DocumentTypeError, match="document 70"):
+        nshash.similar_ids(docs, workers=2)
+    with pytest.raises(nshash.DocumentTypeError, match=r"document 1 \(index 'b'\)"):
+        nshash.similar_ids(pd.Series(["fine text here.", 3], index=["a", "b"]), workers=2)
+    with pytest.raises(ValueError, match="workers must be an int >= 1"):
+        nshash.similar_ids(docs, workers=0)
+
+
+@pytest.mark.skipif(many._START_METHOD != "forkserver", reason="no forkserver here")
+def test_the_forkserver_preloads_nshash_and_keeps_what_it_preloaded() -> None:
+    from multiprocessing import forkserver
+
+    many._context()
+    assert {"__main__", "nshash"} <= set(forkserver._forkserver._preload_modules)
