@@ -71,7 +71,7 @@ class Index:
 
     @property
     def cheap_fingerprints(self) -> bool:
-        """Whether a document is keyed faster here than it can be sent to a worker process.
+        """Whether a document is keyed faster here than it can be sent to a worker process (no index of nshash's is).
 
         :meth:`get_similar_many` then ignores ``workers`` (the ids are the same either way).
         """
@@ -240,7 +240,8 @@ class Index:
     def get_similar_many(self, docs: Iterable[str | bytes], workers: int = 1, progress: bool = False) -> list[int]:
         """Final cluster ids of many documents, in order: a ``get_similar`` loop, then ``resolve_many``.
 
-        ``workers > 1`` computes fingerprints in that many processes (same ids),
+        ``workers > 1`` computes the features in that many processes (same ids; with
+        the C accelerator sent back packed and decided a chunk in one C call),
         unless :attr:`cheap_fingerprints`; ``progress`` shows a bar on stderr.
         See :func:`nshash.many.get_similar_many`.
 

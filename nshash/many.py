@@ -143,7 +143,7 @@ def assigned_chunks(
         return (index._similar_all(chunk) for chunk in texts)
     if _decides_packed(index):
         # As Python objects, a page's features cost the parent more to unpickle than the worker saved
-        # it (two workers were 0.72x one process); packed, the C reads them straight into its decision.
+        # it (two workers were 0.70-0.74x one process); packed, the C reads them straight into its decision.
         fingerprint = partial(_packed_fingerprint, index.fingerprinter.features, index.errors)
         packed = _in_workers(fingerprint, docs, chunk_size, workers)
         return (index._assign_packed(blob) for blob in packed)  # type: ignore[attr-defined]

@@ -59,7 +59,10 @@ def corpus(count: int) -> list[str]:
     return docs
 
 
-def test_same_ids_as_a_get_similar_loop(store_kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_same_ids_as_a_get_similar_loop(
+    store_kind: str, workers: int, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     docs = [*corpus(60), "", "   ", b"bytes: " + SENTENCES[0].encode(), SENTENCES[0]]
     url = request.getfixturevalue("redis_server").url if store_kind == "redis" else None
     (tmp_path / "a").mkdir()
@@ -68,7 +71,7 @@ def test_same_ids_as_a_get_similar_loop(store_kind: str, tmp_path: Path, request
     other_store = open_store_kind(store_kind, tmp_path / "b", url)
     with nshash.NSHash(hashdb=one_store) as one, nshash.NSHash(hashdb=other_store) as other:
         expected = loop_ids(one, docs)
-        assert get_similar_many(other, docs, chunk_size=7) == expected
+        assert get_similar_many(other, docs, workers=workers, chunk_size=7) == expected
         assert len(set(expected)) < len(docs)  # the corpus does hold duplicates
         # The index goes on from there like any other: the next document agrees too.
         assert one.get_similar(docs[5]) == other.get_similar(docs[5])
