@@ -148,6 +148,11 @@ def test_batch_mode_is_the_default_without_a_name(tmp_path: Path) -> None:
     assert [json.loads(line)["similar_id"] for line in piped.stdout.decode().splitlines()] == [
         row["similar_id"] for row in out
     ]
+    # With workers computing the features: the same ids, and no note that they were ignored.
+    pooled = run("dedup", "in.jsonl", "-o", "pooled.jsonl", "-O", "n=4", "--workers", "2", cwd=tmp_path)
+    assert pooled.returncode == 0, err(pooled)
+    assert "--workers" not in err(pooled)
+    assert read(tmp_path / "pooled.jsonl") == out
 
 
 def test_console_script_is_installed(tmp_path: Path) -> None:
