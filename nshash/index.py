@@ -71,7 +71,7 @@ class Index:
 
     @property
     def cheap_fingerprints(self) -> bool:
-        """Whether a document is keyed faster here than it can be sent to a worker process (no index of nshash's is).
+        """Whether a document is keyed faster here than it can be sent to a worker process (``False`` for nshash's own).
 
         :meth:`get_similar_many` then ignores ``workers`` (the ids are the same either way).
         """

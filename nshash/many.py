@@ -249,7 +249,7 @@ def _work(offset: int, chunk: list[Any]) -> tuple[_Packed, NSHashError | None]:
     return (batch if isinstance(batch, bytes) else _pack(batch)), error
 
 
-def _in_workers(fingerprint: Fingerprint, docs: Iterable[Any], size: int, workers: int) -> Iterator[list[Any] | bytes]:
+def _in_workers(fingerprint: Fingerprint, docs: Iterable[Any], size: int, workers: int) -> Iterator[Chunk]:
     """Fingerprints of each chunk, in order, computed by ``workers`` processes.
 
     The pool has up to ``2 * workers`` chunks to work on while this process
