@@ -300,3 +300,10 @@ def test_the_forkserver_preloads_nshash_and_keeps_what_it_preloaded() -> None:
 
     many._context()
     assert {"__main__", "nshash"} <= set(forkserver._forkserver._preload_modules)
+
+
+def test_workers_started_by_spawn_give_the_same_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    # What macOS and Windows users get without a forkserver (Windows has none): a fresh interpreter a worker.
+    monkeypatch.setattr(many, "_START_METHOD", "spawn")
+    docs = corpus(60)
+    assert get_similar_many(nshash.NSHash(), docs, workers=2, chunk_size=16) == loop_ids(nshash.NSHash(), docs)
