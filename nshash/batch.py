@@ -4,7 +4,8 @@
 online :meth:`nshash.NSHash.get_similar`, over the documents in input order on
 a private in-memory index, and numbers the clusters 1, 2, 3... by their first
 document.  It is therefore exactly as precise as the online loop, at the speed
-of the online loop.
+of the online loop; with ``workers``, the features are computed in other
+processes and the decisions stay here, in order (the same ids).
 
 A pre-pass that learns the boilerplate over all documents first, then assigns
 them again with it known from the first page, was measured and left out: it
