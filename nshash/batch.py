@@ -19,10 +19,10 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import islice
 from typing import TYPE_CHECKING, Any, Final, Union
 
 from nshash.errors import ArgumentTypeError, DocumentDecodeError, DocumentTypeError, UnknownOptionError
+from nshash.many import assigned_chunks
 from nshash.options import OPTION_NAMES, positive_int
 
 if TYPE_CHECKING:
@@ -166,12 +166,6 @@ def cluster_texts(index: NSHash, texts: Iterator[str], workers: int = 1) -> list
     raises as it does without them.
     """
     raw = array("Q")
-    if workers > 1:
-        from nshash.many import assigned_chunks
-
-        for ids in assigned_chunks(index, texts, workers, _CHUNK):
-            raw.extend(ids)
-        return final_ids(index, raw)
-    while chunk := list(islice(texts, _CHUNK)):
-        raw.extend(index._similar_all(chunk))
+    for ids in assigned_chunks(index, texts, workers, _CHUNK):
+        raw.extend(ids)
     return final_ids(index, raw)
