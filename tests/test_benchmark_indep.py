@@ -245,6 +245,69 @@ def test_heldout_books_give_their_own_pool_and_files(tmp_path: Path) -> None:
     assert stats["zh"]["clusters"] == 5 and stats["en"]["clusters"] == 6  # every article of the pool once
 
 
+ROFF = """.\\" a comment: no text
+.de XX
+\\$1 is a macro's body, no text
+..
+.TH LS 1 2022 "GNU coreutils"
+.SH NAME
+ls \\- list directory contents
+.SH SYNOPSIS
+.B ls
+[\\fIOPTION\\fR]...
+.SH DESCRIPTION
+.PP
+List information about the \\fBFILEs\\fP (the current
+directory by default).
+.TP
+.BR \\-a ", " \\-\\-all
+do not ignore entries starting with \\(aq.\\(aq
+.nf
+int main(void);
+.fi
+.TS
+l l.
+a	b
+.TE
+.PP
+Exit status is 0 if OK.
+"""
+
+
+def test_a_man_page_gives_its_filled_text_titled_by_its_name_line() -> None:
+    from manpages import man_paras
+
+    title, paras = man_paras(ROFF, "en")
+    assert title == "ls - list directory contents"
+    assert paras == [
+        "List information about the FILEs (the current directory by default).",
+        "-a, --all do not ignore entries starting with '.'",  # a tagged paragraph: its tag and text
+        "Exit status is 0 if OK.",
+    ]  # no comment, macro body, synopsis, code or table
+    _, zh = man_paras(".SH 描述\n.PP\n列出指定文件的\n信息。\n", "zh")
+    assert zh == ["列出指定文件的信息。"]  # a line break between two CJK characters is no space
+
+
+def test_man_pages_give_one_article_a_page_each_section_a_manual(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    for lang, where in (("zh", "usr/share/man/zh_CN/man{s}/p{i}.{s}.gz"), ("en", "usr/share/man/man{s}/p{i}.{s}.gz")):
+        for i, article in enumerate(_articles(lang == "zh")):
+            section = 2 if i % 2 else 7
+            page = src / where.format(s=section, i=i)
+            page.parent.mkdir(parents=True, exist_ok=True)
+            roff = f".TH P{i} {section}\n.SH NAME\n{article['title']}\n.SH DESCRIPTION\n"
+            page.write_bytes(gzip.compress((roff + "".join(f".PP\n{p}\n" for p in article["paras"])).encode()))
+        alias = src / where.format(s=2, i=99)
+        alias.write_bytes(gzip.compress(b".so man2/p1.2\n"))  # points at another page: no article
+    zh, en = (articles(str(src)) for articles in sources.SOURCE_SETS["manpages"])
+    assert len(zh) == 5 and len(en) == 6  # the short zh article is below 70 characters, as in the other pools
+    assert {a["group"] for a in zh} == {"zh-man2", "zh-man7"} and {a["group"] for a in en} == {"en-man2", "en-man7"}
+    assert sorted(a["title"] for a in en) == sorted(a["title"] for a in _articles(False))
+    assert zh_articles(str(src)) == en_articles(str(src)) == []  # the default pool reads none of it
+    stats = build.build(str(src), 1, str(tmp_path / "out"), sources="manpages")
+    assert stats["pool_articles"] == {"zh": 5, "en": 6}
+
+
 def test_traditional_mirrors_convert_half_the_later_pages_never_the_first() -> None:
     pytest.importorskip("opencc")
     from traditional import traditional_mirrors

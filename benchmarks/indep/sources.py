@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from manpages import man_articles
+
 Article = dict[str, Any]
 
 #: The default source tree; ``$INDEP_SRC`` or ``--src`` points elsewhere.
@@ -318,9 +320,20 @@ def en_articles_heldout(src: str = DEFAULT_SRC) -> list[Article]:
     )
 
 
+def zh_articles_manpages(src: str = DEFAULT_SRC) -> list[Article]:
+    """Chinese man pages (manpages-zh): templated siblings no nshash rule was checked on (``--sources manpages``)."""
+    return normalize(man_articles(src, "usr/share/man/zh_CN/man*/*.gz", "zh", "zh-"), "zh", *LENGTHS["zh"])
+
+
+def en_articles_manpages(src: str = DEFAULT_SRC) -> list[Article]:
+    """English man pages of the Linux man-pages project: system calls, file formats, overviews."""
+    return normalize(man_articles(src, "usr/share/man/man[257]/*.gz", "en", "en-"), "en", *LENGTHS["en"])
+
+
 SOURCE_SETS: dict[str, tuple[Callable[[str], list[Article]], Callable[[str], list[Article]]]] = {
     "default": (zh_articles, en_articles),
     "heldout": (zh_articles_heldout, en_articles_heldout),
+    "manpages": (zh_articles_manpages, en_articles_manpages),
 }
 
 
