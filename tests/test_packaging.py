@@ -91,6 +91,24 @@ def test_the_sdist_holds_what_its_tests_need(sdist: Path) -> None:
     assert not [name for name in names if name.endswith((".so", ".pyc", ".hashdb.pkl"))]
 
 
+#: What building an sdist writes that git does not track: metadata, and the headers setup.py generates.
+GENERATED = {"PKG-INFO", "setup.cfg", "nshash/_speedups_constants.h", "nshash/_speedups_tables.h"}
+
+
+def test_the_sdist_holds_only_what_git_tracks(sdist: Path) -> None:
+    # A developer's tree holds more than the repository: benchmarks/indep/fetch_sources.sh unpacks ~550 MB of
+    # Debian packages under benchmarks/ (an sdist of 518 MB and 18,803 files once, Debian's texts in it).
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode != 0 or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    tracked = set(listed.stdout.splitlines())
+    with tarfile.open(sdist) as tar:
+        files = {m.name.split("/", 1)[1] for m in tar.getmembers() if m.isfile() and "/" in m.name}
+    files = {name for name in files if not name.startswith("nshash.egg-info/")}
+    untracked = sorted(files - tracked - GENERATED)
+    assert not untracked, f"in the sdist but not in git: {untracked[:20]} ({len(untracked)} in all)"
+
+
 def c_sources() -> set[str]:
     """The C accelerator's sources: the .c files and every header they include, followed through headers."""
     todo = [f"nshash/{path.name}" for path in (ROOT / "nshash").glob("*.c")]
