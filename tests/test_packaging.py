@@ -143,6 +143,9 @@ def test_the_sdist_metadata(sdist: Path) -> None:
     assert f"Version: {nshash.__version__}\n" in info
     assert "License: MIT" in info
     assert "Provides-Extra: scrapy" in info and "Provides-Extra: detect" in info
+    # The core dependencies; plyvel everywhere but Windows, where it does not build.
+    assert "Requires-Dist: pyfarmhash>=0.4\n" in info
+    assert 'Requires-Dist: plyvel>=1.3; sys_platform != "win32"\n' in info
 
 
 def test_tests_run_in_the_unpacked_sdist(sdist: Path, tmp_path: Path) -> None:

@@ -159,6 +159,23 @@ def test_leveldb_path_that_is_a_file(tmp_path: Path) -> None:
         nshash.NSHash(tmp_path / "x", hashdb="leveldb")
 
 
+@pytest.mark.parametrize(
+    ("platform", "says"),
+    [("linux", "pip install 'nshash\\[leveldb\\]'"), ("win32", "does not build on Windows.*hashdb='memory'")],
+)
+def test_leveldb_without_plyvel_says_what_to_install_or_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, platform: str, says: str
+) -> None:
+    # plyvel is a core dependency except on Windows (pyproject.toml), where it does not build.
+    from nshash.stores import leveldb
+
+    monkeypatch.setitem(sys.modules, "plyvel", None)  # import plyvel: ImportError
+    monkeypatch.setattr(leveldb.sys, "platform", platform)
+    with pytest.raises(nshash.MissingDependencyError, match=says):
+        leveldb.HashDBLeveldb(tmp_path / "x.hashdb")
+    assert not (tmp_path / "x.hashdb").exists()
+
+
 def test_ids_are_never_reused_after_a_crash_before_any_save(tmp_path: Path) -> None:
     # The child hands out ids, then dies without saving (os._exit skips exit handlers).
     child = textwrap.dedent(

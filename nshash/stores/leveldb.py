@@ -30,11 +30,13 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from nshash.errors import (
+    MissingDependencyError,
     NSHashError,
     StoreCorruptError,
     StoreError,
@@ -74,6 +76,16 @@ from nshash.stores.view import MAX_KEY, StoreView
 T = TypeVar("T")
 
 
+def _no_plyvel(platform: str) -> MissingDependencyError:
+    """Why a LevelDB store cannot open without plyvel, and what to do instead."""
+    if platform == "win32":
+        return MissingDependencyError(
+            "the LevelDB store needs plyvel, which does not build on Windows (nshash leaves it out there): "
+            "use hashdb='memory' (a file of its own with name=...) or a Redis store (pip install 'nshash[redis]')"
+        )
+    return missing_dependency("plyvel", "leveldb")
+
+
 class HashDBLeveldb(HashDB):
     """A store in a LevelDB directory; every acknowledged write survives a crash of the process.
 
@@ -106,8 +118,8 @@ class HashDBLeveldb(HashDB):
         super().__init__()
         try:
             import plyvel
-        except ImportError as exc:  # pragma: no cover - plyvel is a core dependency
-            raise missing_dependency("plyvel", "leveldb") from exc
+        except ImportError as exc:  # plyvel is a core dependency, but not on Windows (pyproject.toml)
+            raise _no_plyvel(sys.platform) from exc
         self._plyvel: Any = plyvel
         self.path = Path(path)
         self.sync = sync
