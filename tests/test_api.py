@@ -33,6 +33,31 @@ def test_import_stays_light() -> None:
     assert out == ""
 
 
+def test_without_fork_hooks_or_posix_locks_the_in_memory_index_works_and_a_file_store_says_why_not(
+    tmp_path: Path,
+) -> None:
+    # What Windows lacks (os.register_at_fork, fcntl), taken away before nshash is imported: it still
+    # imports and deduplicates in memory, and a store in a file refuses to open, saying what to use.
+    code = (
+        "import os, sys\n"
+        "del os.register_at_fork\n"
+        "sys.modules['fcntl'] = None\n"
+        "import nshash\n"
+        "docs = ['A long enough first sentence of the story here. And its second sentence.'] * 2 + ['Other.']\n"
+        "print(nshash.similar_ids(docs), [nshash.NSHash().get_similar(d) for d in docs[:1]])\n"
+        "try:\n"
+        f"    nshash.NSHash({str(tmp_path / 'news')!r})\n"
+        "except nshash.StoreError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    first, refused = done.stdout.splitlines()
+    assert first == "[1, 1, 2] [1]"
+    assert "needs POSIX file locks" in refused and "name=None" in refused
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
 def test_every_error_derives_from_nshash_error() -> None:
     errors = [getattr(nshash, name) for name in nshash.__all__ if name.endswith("Error")]
     assert len(errors) >= 9

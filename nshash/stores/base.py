@@ -235,7 +235,8 @@ def _after_fork_in_child() -> None:
     _IN_THIS_PROCESS.clear()
 
 
-os.register_at_fork(after_in_child=_after_fork_in_child)
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 __all__ = ["TABLES", "HashDB", "StoreView", "check_table"]

@@ -63,7 +63,13 @@ def os_error(exc: OSError, what: str, action: str, advice: str = "") -> StoreErr
 
 def lock_exclusive(path: Path, what: str) -> io.BufferedWriter:
     """Hold an advisory lock beside ``path`` so two processes never share the store."""
-    import fcntl
+    try:
+        import fcntl
+    except ImportError:  # Windows: its locks and writes (text-mode descriptors) would need code nobody tested
+        raise StoreError(
+            f"{what}: a store in a file needs POSIX file locks, which this system lacks (Windows); "
+            "use name=None (an index in memory only) or a Redis store"
+        ) from None
 
     lock_path = path.with_name(path.name + ".lock")
     try:

@@ -81,7 +81,7 @@ def _no_plyvel(platform: str) -> MissingDependencyError:
     if platform == "win32":
         return MissingDependencyError(
             "the LevelDB store needs plyvel, which does not build on Windows (nshash leaves it out there): "
-            "use hashdb='memory' (a file of its own with name=...) or a Redis store (pip install 'nshash[redis]')"
+            "use name=None (an index in memory only) or a Redis store (pip install 'nshash[redis]')"
         )
     return missing_dependency("plyvel", "leveldb")
 
