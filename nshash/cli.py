@@ -129,13 +129,18 @@ def _dedup(args: argparse.Namespace) -> int:
     write_table(table, args.output)
     if not args.quiet:
         where = "standard output" if args.output == STDIO else args.output
-        kept = f", {len(table):,} rows written" if args.drop_duplicates else ""
-        duplicates = len(ids) - clusters
-        print(
-            f"nshash: {len(ids):,} documents, {clusters:,} clusters, {duplicates:,} duplicates{kept} -> {where}",
-            file=sys.stderr,
+        kept = f", {_counted(len(table), 'row')} written" if args.drop_duplicates else ""
+        found = ", ".join(
+            _counted(n, word)
+            for n, word in ((len(ids), "document"), (clusters, "cluster"), (len(ids) - clusters, "duplicate"))
         )
+        print(f"nshash: {found}{kept} -> {where}", file=sys.stderr)
     return EXIT_OK
+
+
+def _counted(count: int, word: str) -> str:
+    """``"1 document"``, ``"2,000 documents"``."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
 def _batch_ids(texts: list[str], options: dict[str, Any], workers: int, progress: bool) -> list[int]:

@@ -97,6 +97,15 @@ def test_dedup_adds_similar_id_and_keeps_every_column(suffix: str, tmp_path: Pat
     assert "6 documents, 3 clusters, 3 duplicates" in err(result)
 
 
+def test_the_summary_counts_one_in_the_singular(tmp_path: Path) -> None:
+    line = json.dumps({"content": "A long enough first sentence of the story here. And its second one."}) + "\n"
+    result = run("dedup", "-", cwd=tmp_path, stdin=line.encode())
+    assert result.returncode == 0, err(result)
+    assert "nshash: 1 document, 1 cluster, 0 duplicates -> standard output" in err(result)
+    result = run("dedup", "-", "--drop-duplicates", cwd=tmp_path, stdin=(line * 2).encode())
+    assert "nshash: 2 documents, 1 cluster, 1 duplicate, 1 row written -> standard output" in err(result)
+
+
 @pytest.mark.parametrize(("source", "target"), [(".jsonl", ".parquet"), (".xlsx", ".csv"), (".csv", ".xlsx")])
 def test_dedup_converts_between_formats(source: str, target: str, tmp_path: Path) -> None:
     write(tmp_path / f"in{source}", make_rows())
