@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,3 +63,23 @@ def test_every_store_gives_the_same_ids_where_pages_join_by_their_paragraphs(mak
         assert other.resolve_many([other.get_similar(page) for page in pages]) == reference
     batch = nshash.similar_ids(pages)
     assert all((batch[i] == batch[j]) == (reference[i] == reference[j]) for i in range(len(pages)) for j in range(i))
+
+
+@pytest.mark.parametrize("accelerated", [True, False], ids=["C", "Python"])
+def test_the_ids_do_not_depend_on_the_string_hash_seed(reference: list[int], accelerated: bool) -> None:
+    # Each process hashes str with its own seed (a worker started by spawn too): no decision may follow
+    # the order of a set or dict of strings.
+    code = (
+        "import json, sys, nshash\n"
+        f"rows = [json.loads(line) for line in open({str(SAMPLE)!r}, encoding='utf-8') if line.strip()]\n"
+        "nsh = nshash.NSHash()\n"
+        "ids = [nsh.get_similar(row['title'] + '\\n' + row['content']) for row in rows]\n"
+        "print(json.dumps(nsh.resolve_many(ids)))\n"
+    )
+    speed = {"NSHASH_REQUIRE_SPEEDUPS": "1"} if accelerated else {"NSHASH_NO_SPEEDUPS": "1"}
+    for seed in ("1", "2"):
+        env = {**os.environ, **speed, "PYTHONHASHSEED": seed}
+        env.pop("NSHASH_NO_SPEEDUPS" if accelerated else "NSHASH_REQUIRE_SPEEDUPS", None)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == reference, f"PYTHONHASHSEED={seed}"
