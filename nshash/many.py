@@ -141,16 +141,12 @@ def assigned_chunks(
         # in one C call).
         texts = _serial(partial(_fingerprint, _text, index.errors), _chunks(docs, chunk_size))
         return (index._similar_all(chunk) for chunk in texts)
-    if _decides_packed(index):
-        # As Python objects, a page's features cost the parent more to unpickle than the worker saved
-        # it (two workers were 0.70-0.74x one process); packed, the C reads them straight into its decision.
-        fingerprint = partial(_packed_fingerprint, index.fingerprinter.features, index.errors)
-        packed = _in_workers(fingerprint, docs, chunk_size, workers)
-        return (index._assign_packed(blob) for blob in packed)  # type: ignore[attr-defined]
-    fingerprints = _in_workers(
-        partial(_fingerprint, index.fingerprinter.features, index.errors), docs, chunk_size, workers
-    )
-    return (index._assign_all(batch) for batch in fingerprints)  # type: ignore[arg-type]
+    # As Python objects, a page's features cost the parent more to unpickle than the worker saved
+    # it (two workers were 0.70-0.74x one process); packed, the C reads them straight into its decision.
+    packed = _decides_packed(index)
+    fingerprint = partial(_packed_fingerprint if packed else _fingerprint, index.fingerprinter.features, index.errors)
+    decide: Callable[[Any], list[int]] = index._assign_packed if packed else index._assign_all  # type: ignore[attr-defined]
+    return (decide(chunk) for chunk in _in_workers(fingerprint, docs, chunk_size, workers))
 
 
 def document_counts(store: HashDB) -> dict[str, int] | None:
