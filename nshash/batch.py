@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final, Union
 
 from nshash.errors import ArgumentTypeError, DocumentDecodeError, DocumentTypeError, UnknownOptionError
 from nshash.many import assigned_chunks
-from nshash.options import OPTION_NAMES, positive_int
+from nshash.options import OPTION_NAMES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -149,7 +149,6 @@ def similar_ids(texts: Texts, *, workers: int = 1, **options: Any) -> list[int] 
     """
     # A chunk of documents at a time, each keyed and assigned at once (one C call a chunk, as
     # get_similar_many): the run keeps its index and 8 bytes a page.
-    workers = positive_int("workers", workers)
     index = new_index(options)
     pd = sys.modules.get("pandas")
     if pd is not None and isinstance(texts, pd.Series):
