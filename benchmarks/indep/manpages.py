@@ -25,6 +25,9 @@ _ALTERNATING = {"BR", "RB", "BI", "IB", "IR", "RI"}
 _SPECIAL = {"em": "—", "en": "–", "aq": "'", "dq": '"', "lq": "“", "rq": "”", "oq": "‘", "cq": "’", "bu": "·"}
 _SPECIAL_RE = re.compile(r"\\\((\w\w)|\\\[(\w+)\]")
 _ESCAPE_RE = re.compile(r"\\f(\[[^]]*\]|\(..|.)|\\\*(\[[^]]*\]|\(..|.)|\\[,/&:%|^]|\\s[-+]?\d")
+# The sections whose text is no article's: the NAME line (the title) and the synopsis.
+_NAME = ("NAME", "名称", "名字")
+_SYNOPSIS = ("SYNOPSIS", "概述", "总览", "大纲")
 _CJK_SPACE_RE = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
 
 
@@ -43,20 +46,21 @@ def man_paras(text: str, lang: str) -> tuple[str, list[str]]:
     """``(title, paragraphs)`` of a man page's roff source: the NAME line, and the filled text blocks."""
     paras: list[str] = []
     cur: list[str] = []
-    title: list[str] = []
+    title = ""
     section = ""
     nofill = False
     in_macro = False
 
     def flush() -> None:
+        nonlocal title
         if cur:
             para = re.sub(r"\s+", " ", " ".join(cur)).strip()
             if lang == "zh":
                 para = _CJK_SPACE_RE.sub("", para)
-            if para and section not in ("NAME", "名称", "名字", "SYNOPSIS", "概述", "总览", "大纲"):
+            if para and section not in _NAME + _SYNOPSIS:
                 paras.append(para)
-            elif para and section in ("NAME", "名称", "名字") and not title:
-                title.append(para)
+            elif para and section in _NAME and not title:
+                title = para
             cur.clear()
 
     for raw in text.splitlines():
@@ -87,7 +91,7 @@ def man_paras(text: str, lang: str) -> tuple[str, list[str]]:
         if not nofill:
             cur.append(_inline(raw.rstrip("\\")))
     flush()
-    return (title[0] if title else ""), paras
+    return title, paras
 
 
 def man_articles(src: str, pattern: str, lang: str, group_prefix: str) -> list[Article]:
