@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
@@ -60,13 +61,13 @@ def family_rows(results: list[dict[str, Any]]) -> dict[str, dict[str, tuple[floa
         if row["split"] in _SKIPPED_SPLITS:
             continue
         scores[_group(row)][row["method"]].append((row["precision"], row["recall"], row["f1"]))
-    return {
-        lang: {
-            method: (*(sum(v[i] for v in values) / len(values) for i in range(3)), len(values))  # type: ignore[misc]
-            for method, values in methods.items()
-        }
-        for lang, methods in scores.items()
-    }
+    return {lang: {method: _means(values) for method, values in methods.items()} for lang, methods in scores.items()}
+
+
+def _means(values: list[tuple[float, float, float]]) -> tuple[float, float, float, int]:
+    """The mean P, R and F1 of ``values``, and how many files they are."""
+    p, r, f1 = (statistics.fmean(column) for column in zip(*values))
+    return p, r, f1, len(values)
 
 
 def _best(methods: dict[str, tuple[float, float, float, int]], names: Sequence[str]) -> str:
