@@ -26,13 +26,21 @@ must_build() {
     return 0
 }
 
+# CXX: the compiler setuptools would use.
+compiler() {
+    command -v "${CXX:-g++}" >/dev/null 2>&1
+}
+
 python_headers() {
     "$PY" -c 'import os, sys, sysconfig
 sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' >/dev/null 2>&1
 }
 
+# Everything either build needs is there: nothing to ask pip (a network round trip each).
+if compiler && python_headers && [ -e "${LEVELDB_HEADER:-/usr/include/leveldb/db.h}" ]; then
+    exit 0
+fi
 packages=()
-version=$("$PY" -c 'import sys; print(sys.version.split()[0])')
 if must_build plyvel plyvel; then
     [ -e "${LEVELDB_HEADER:-/usr/include/leveldb/db.h}" ] || packages+=(libleveldb-dev)
     built="plyvel"
@@ -41,12 +49,13 @@ if must_build pyfarmhash farmhash; then
     built="${built:+$built and }pyfarmhash"
 fi
 if [ -n "${built:-}" ]; then
-    command -v "${CXX:-g++}" >/dev/null 2>&1 || packages+=(g++)  # CXX: the compiler setuptools would use
+    compiler || packages+=(g++)
     python_headers || packages+=(python3-dev)
 fi
 if [ ${#packages[@]} -eq 0 ]; then
     exit 0
 fi
+version=$("$PY" -c 'import sys; print(sys.version.split()[0])')
 echo "no wheel of $built for $version: installing ${packages[*]} to build it" >&2
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
 $SUDO apt-get update -qq
