@@ -11,6 +11,7 @@
 # LEVELDB_HEADER: where LevelDB's db.h is looked for (default /usr/include/leveldb/db.h).
 set -euo pipefail
 PY=${1:-python3}
+LEVELDB_HEADER=${LEVELDB_HEADER:-/usr/include/leveldb/db.h}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -37,12 +38,12 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pyth
 }
 
 # Everything either build needs is there: nothing to ask pip (a network round trip each).
-if compiler && python_headers && [ -e "${LEVELDB_HEADER:-/usr/include/leveldb/db.h}" ]; then
+if compiler && python_headers && [ -e "$LEVELDB_HEADER" ]; then
     exit 0
 fi
 packages=()
 if must_build plyvel plyvel; then
-    [ -e "${LEVELDB_HEADER:-/usr/include/leveldb/db.h}" ] || packages+=(libleveldb-dev)
+    [ -e "$LEVELDB_HEADER" ] || packages+=(libleveldb-dev)
     built="plyvel"
 fi
 if must_build pyfarmhash farmhash; then
