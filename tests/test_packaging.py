@@ -62,7 +62,8 @@ NEEDED = [
 
 
 @pytest.fixture(scope="module")
-def sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The sdist, built as pip builds it (an isolated environment with the newest setuptools), and its log."""
     pytest.importorskip("build")
     out = tmp_path_factory.mktemp("sdist")
     result = subprocess.run(
@@ -73,7 +74,19 @@ def sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     (archive,) = out.glob("nshash-*.tar.gz")
-    return archive
+    return archive, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def sdist(built: tuple[Path, str]) -> Path:
+    return built[0]
+
+
+def test_the_build_uses_nothing_setuptools_deprecates(built: tuple[Path, str]) -> None:
+    # setuptools announced that a licence given as a table stops building on 2027-02-18: every pip install
+    # from the sdist would then fail.  Its deprecations are warnings until they are errors.
+    log = built[1]
+    assert "SetuptoolsDeprecationWarning" not in log and "is deprecated" not in log, log[-3000:]
 
 
 def members(archive: Path) -> set[str]:
@@ -141,7 +154,7 @@ def test_the_sdist_metadata(sdist: Path) -> None:
         assert handle is not None
         info = handle.read().decode()
     assert f"Version: {nshash.__version__}\n" in info
-    assert "License: MIT" in info
+    assert "License-Expression: MIT\n" in info and "License-File: LICENSE\n" in info
     assert "Provides-Extra: scrapy" in info and "Provides-Extra: detect" in info
     # The core dependencies; plyvel everywhere but Windows, where it does not build.
     assert "Requires-Dist: pyfarmhash>=0.4\n" in info
