@@ -176,7 +176,7 @@ static int blocks_remove_one(PyObject *self, uint64_t key) { return blocks_remov
  * reloaded in 3.0 s that way, in 1.15 s this way: benchmarks/memory_scale.py),
  * and the probe a block ahead asked for early.
  */
-static int blocks_fill(PyObject *self, const uint64_t *keys, const void *values, int wide, Py_ssize_t n,
+static int blocks_fill(PyObject *self, const void *keys, const void *values, int wide, Py_ssize_t n,
                        uint64_t *twice) {
     Blocks *b = (Blocks *)self;
     Py_ssize_t expect = n / ENTRIES + 1; /* room for the blocks a file of members needs, made once */
@@ -191,18 +191,19 @@ static int blocks_fill(PyObject *self, const uint64_t *keys, const void *values,
     block *current = NULL;
     Py_ssize_t i;
     for (i = 0; i < n; i++) {
-        int64_t value = wide ? ((const int64_t *)values)[i] : (int64_t)((const int32_t *)values)[i];
-        unsigned part = block_part(keys[i]);
+        uint64_t key = buffer_u64(keys, i);
+        int64_t value = wide ? buffer_i64(values, i) : (int64_t)buffer_i32(values, i);
+        unsigned part = block_part(key);
         if (part >= ENTRIES) {
-            if (table_find(&b->overflow, keys[i]) >= 0) break;
-            if (blocks_put(b, keys[i], value) < 0) return -1;
+            if (table_find(&b->overflow, key) >= 0) break;
+            if (blocks_put(b, key, value) < 0) return -1;
             continue;
         }
-        if (current == NULL || current->key != block_key(keys[i])) {
+        if (current == NULL || current->key != block_key(key)) {
             /* The index is read at random (blocks come in the order they were made): ask early for a
                block two members on, so that its slot is in the cache when its turn comes. */
-            if (i + 2 * ENTRIES < n) prefetch_home(&b->index, block_key(keys[i + 2 * ENTRIES]));
-            current = blocks_find_or_add(b, block_key(keys[i]));
+            if (i + 2 * ENTRIES < n) prefetch_home(&b->index, block_key(buffer_u64(keys, i + 2 * ENTRIES)));
+            current = blocks_find_or_add(b, block_key(key));
             if (current == NULL) return -1;
         }
         if ((current->present >> part) & 1) break;
@@ -211,7 +212,7 @@ static int blocks_fill(PyObject *self, const uint64_t *keys, const void *values,
         b->count++;
     }
     if (i < n) { /* a key given twice */
-        *twice = keys[i];
+        *twice = buffer_u64(keys, i);
         return 1;
     }
     b->writes = 0; /* built, not changed */

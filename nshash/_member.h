@@ -101,7 +101,7 @@ static int open_ints(PyObject *obj, int_seq *s, const char *what) {
 /* The i-th int, as unsigned (masked) in *u and as Py_ssize_t in *v when not NULL; -1 with an error set. */
 static int int_at(const int_seq *s, Py_ssize_t i, unsigned long long *u, Py_ssize_t *v) {
     if (s->wide >= 0) {
-        long long value = s->wide ? ((const int64_t *)s->view.buf)[i] : ((const uint32_t *)s->view.buf)[i];
+        long long value = s->wide ? buffer_i64(s->view.buf, i) : (long long)buffer_u32(s->view.buf, i);
         if (u != NULL) *u = (unsigned long long)value;
         if (v != NULL) *v = (Py_ssize_t)value;
         return 0;

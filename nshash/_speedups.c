@@ -49,6 +49,21 @@ static inline PyObject *Py_NewRef(PyObject *obj) {
 #include <stdint.h>
 #include <string.h>
 
+/* The i-th number of a buffer Python handed in, which need not be aligned: a store file's arrays are
+   views of the mapped file at whatever offset the pickle before them ends (memcpy compiles to one load). */
+static inline uint64_t buffer_u64(const void *buf, Py_ssize_t i) {
+    uint64_t v;
+    memcpy(&v, (const char *)buf + 8 * i, 8);
+    return v;
+}
+static inline int64_t buffer_i64(const void *buf, Py_ssize_t i) { return (int64_t)buffer_u64(buf, i); }
+static inline uint32_t buffer_u32(const void *buf, Py_ssize_t i) {
+    uint32_t v;
+    memcpy(&v, (const char *)buf + 4 * i, 4);
+    return v;
+}
+static inline int32_t buffer_i32(const void *buf, Py_ssize_t i) { return (int32_t)buffer_u32(buf, i); }
+
 #include "_speedups_constants.h"
 #include "_chrome.h"
 #include "_fold.h"

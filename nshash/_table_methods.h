@@ -76,7 +76,7 @@ typedef struct {
     int (*remove)(PyObject *self, uint64_t key);              /* 1 if it was stored, 0 if not */
     /* n pairs (values 64-bit if wide, else 32-bit) into the empty table, without the GIL (no Python
        object touched): 0, -1 out of memory, 1 for a key given twice (in *twice) */
-    int (*fill)(PyObject *self, const uint64_t *keys, const void *values, int wide, Py_ssize_t n, uint64_t *twice);
+    int (*fill)(PyObject *self, const void *keys, const void *values, int wide, Py_ssize_t n, uint64_t *twice);
 } table_kind;
 
 /* Is a buffer's format one native (or '='/'<'/'>' of this machine's order) code of this size and signedness? */

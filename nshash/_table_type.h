@@ -26,29 +26,30 @@ static int table_remove_one(PyObject *self, uint64_t key) {
 }
 
 /* Sized once, then every key in the first free slot from its home: a file's keys come in slot order. */
-static int table_fill(PyObject *self, const uint64_t *keys, const void *values, int wide, Py_ssize_t n,
+static int table_fill(PyObject *self, const void *keys, const void *values, int wide, Py_ssize_t n,
                       uint64_t *twice) {
     Table *t = (Table *)self;
     t->wide = t->wide_keys = 0;
     for (Py_ssize_t i = 0; wide && !t->wide && i < n; i++) {
-        int64_t v = ((const int64_t *)values)[i];
+        int64_t v = buffer_i64(values, i);
         t->wide = v < INT32_MIN || v > INT32_MAX;
     }
-    for (Py_ssize_t i = 0; !t->wide_keys && i < n; i++) t->wide_keys = keys[i] > UINT32_MAX;
+    for (Py_ssize_t i = 0; !t->wide_keys && i < n; i++) t->wide_keys = buffer_u64(keys, i) > UINT32_MAX;
     if (n && table_resize(t, capacity_for(n)) < 0) return -1;
     Py_ssize_t mask = t->capacity - 1;
     for (Py_ssize_t i = 0; i < n; i++) {
-        /* Every stored key a lookup of keys[i] would meet lies between its home and the first free slot. */
-        Py_ssize_t home = home_slot(t, keys[i]), at = first_free(t, home);
+        uint64_t key = buffer_u64(keys, i);
+        /* Every stored key a lookup of the key would meet lies between its home and the first free slot. */
+        Py_ssize_t home = home_slot(t, key), at = first_free(t, home);
         for (Py_ssize_t j = home; j != at; j = (j + 1) & mask) {
-            if (key_at(t, j) == keys[i]) {
-                *twice = keys[i];
+            if (key_at(t, j) == key) {
+                *twice = key;
                 return 1;
             }
         }
         set_used(t, at);
-        store_key(t, at, keys[i]);
-        store_value(t, at, wide ? ((const int64_t *)values)[i] : (int64_t)((const int32_t *)values)[i]);
+        store_key(t, at, key);
+        store_value(t, at, wide ? buffer_i64(values, i) : (int64_t)buffer_i32(values, i));
         t->count++;
     }
     return 0;
