@@ -40,12 +40,6 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#if PY_VERSION_HEX < 0x030A0000 /* Py_NewRef came with Python 3.10; nshash supports 3.9 */
-static inline PyObject *Py_NewRef(PyObject *obj) {
-    Py_INCREF(obj);
-    return obj;
-}
-#endif
 #include <stdint.h>
 #include <string.h>
 
