@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 import nshash
 from tests.conftest import LOCKING_KINDS, PERSISTENT_KINDS, StoreFactory
+from tests.pages import SAMPLE
 
 MAX_KEY = 2**64 - 1
 
@@ -91,6 +95,39 @@ def test_meta_round_trip(store: nshash.HashDB) -> None:
 def test_ids_start_at_one_and_never_repeat(store: nshash.HashDB) -> None:
     ids = [store.allocate_id() for _ in range(50)]
     assert ids == list(range(1, 51))
+
+
+def test_ids_never_repeat_across_threads(store: nshash.HashDB) -> None:
+    start = threading.Barrier(4)
+
+    def take(_: int) -> list[int]:
+        start.wait()  # all four at once
+        return [int(store.transaction(lambda view: view.allocate_id())) for _ in range(60)]
+
+    with ThreadPoolExecutor(4) as pool:
+        taken = [id_ for ids in pool.map(take, range(4)) for id_ in ids]
+    assert sorted(taken) == list(range(1, 241))
+
+
+def test_threads_sharing_one_index(store: nshash.HashDB) -> None:
+    # A crawler's fetch threads calling get_similar on one NSHash: every call is one decision under the
+    # store's lock, so each id a thread got is the page's cluster afterwards too (the ids themselves
+    # depend on the interleaving, as they depend on the order of a single thread).
+    pages = [json.loads(line)["content"] for line in SAMPLE.read_text(encoding="utf-8").splitlines()][:90]
+    index = nshash.NSHash(name=None, hashdb=store)
+    start = threading.Barrier(4)
+
+    def feed(seed: int) -> dict[int, int]:
+        order = random.Random(seed).sample(range(len(pages)), len(pages))
+        start.wait()
+        return {at: index.get_similar(pages[at]) for at in order}
+
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(feed, range(4)))
+    after = [index.get_similar(page) for page in pages]
+    assert [[index.resolve(ids[at]) for at in range(len(pages))] for ids in got] == [after] * 4
+    assert len(set(after)) < len(pages)  # the sample's copies did join
+    assert index.get_similar_many(pages) == after
 
 
 def test_transaction_returns_and_writes(store: nshash.HashDB) -> None:
