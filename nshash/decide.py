@@ -57,6 +57,7 @@ from nshash.boilerplate import (
     without_boilerplate,
 )
 from nshash.clusters import find_roots, merge
+from nshash.errors import ArgumentError, StoreCorruptError
 from nshash.fingerprint import Features
 from nshash.frame import (
     edited_copy,
@@ -182,7 +183,25 @@ def assign_python(
     """:func:`assign` in Python: the specification the C follows, and what runs without the C accelerator.
 
     ``trace``: a list to append each candidate's scores to (:meth:`nshash.NSHash.explain_decision`).
+
+    Raises:
+        StoreCorruptError: the store gave back an id that is no valid key (damaged data, or a store that
+            nshash did not write).
     """
+    try:
+        return _assign_python(view, features, options, trace)
+    except ArgumentError as exc:
+        # The page's own keys are hashes, in range by construction: a key out of range here is an id
+        # the store returned (the C hands such ids back to this path before it writes anything).
+        raise StoreCorruptError(
+            f"the store holds a cluster id that is not a valid one ({exc}): it is damaged or was not "
+            "written by nshash; restore it from a backup or rebuild it"
+        ) from exc
+
+
+def _assign_python(
+    view: StoreView, features: Features, options: Options, trace: list[dict[str, Any]] | None
+) -> Match:
     if features.doc_key is None:  # empty: never matches anything, stores nothing
         return Match(int(view.allocate_id()), True, 0.0, ())
     found = view.get_many(FP, [features.doc_key, *features.keys])

@@ -130,6 +130,18 @@ def test_threads_sharing_one_index(store: nshash.HashDB) -> None:
     assert index.get_similar_many(pages) == after
 
 
+@pytest.mark.parametrize("bad", [-3, 2**62])
+def test_an_id_the_store_gives_back_out_of_range_is_named_damage(store: nshash.HashDB, bad: int) -> None:
+    # A store file can pass its checksum and still hold what nshash never writes (another program's data,
+    # a custom store's bug): the decision then uses the id as a key.  It was an ArgumentError about
+    # "store keys", as if the caller had passed a bad argument.
+    index = nshash.NSHash(name=None, hashdb=store)
+    page = "这是一个足够长的测试句子，用来看看写入的情况如何。另一句也很长很长的句子在这里出现了。"
+    store.put_many("fp", [(key, bad) for key in index.get_nshash(page)])
+    with pytest.raises(nshash.StoreCorruptError, match="not a valid one"):
+        index.get_similar(page)
+
+
 def test_transaction_returns_and_writes(store: nshash.HashDB) -> None:
     def body(view: nshash.HashDB) -> int:
         view.put_many("fp", [(1, 10)])
