@@ -6,7 +6,9 @@ uses its own key prefix.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
+import random
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -242,6 +244,45 @@ def test_an_absent_member_is_checked_by_its_first_word(stores: list[HashDBRedis]
     read_all(view)
     assert sorted(key for reads in view._reads.values() for _, key, _, _ in reads) == [words[1][3], words[2][0]]
     assert a.transaction(read_all)[ENTRIES + 3] == -words[1][3]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_two_clients_interleaved_read_what_a_dict_holds(stores: list[HashDBRedis], seed: int) -> None:
+    # Each client guesses from what it last saw, and the other changes it behind its back: every read, in a
+    # transaction or not, must still be what one dict of every write holds.  Sketch words are written once,
+    # as NSHash writes them (the guess protocol relies on it).
+    rng = random.Random(seed)
+    for client, remember in zip(stores, rng.sample([4, 64, 100_000], 2)):
+        client.remember = remember  # a small memory forgets guesses, a large one keeps stale ones
+    model: dict[tuple[str, int], int] = {}
+    keys = [rng.getrandbits(64) for _ in range(10)] + [(rng.getrandbits(40) << 8) | part for part in range(4)]
+
+    def apply(view: nshash.HashDB, table: str, chosen: list[int], roll: float) -> tuple[str, list[Any], list[Any]]:
+        found = view.get_many(table, chosen)  # checked once committed: a guess that fails raises nothing here
+        if roll < 0.5:
+            values = [rng.randrange(-5, 1000) for _ in chosen]
+            items = [(k, v) for k, v, f in zip(chosen, values, found) if table != "sketch" or f is None]
+            view.put_many(table, items)
+            return "put", items, found
+        if roll < 0.65 and table != "sketch":
+            view.delete_many(table, chosen)
+            return "delete", chosen, found
+        return "read", [], found
+
+    for _ in range(200):
+        client, table = rng.choice(stores), rng.choice(["fp", "line", "parent", "stat", "sketch"])
+        chosen, roll = rng.sample(keys, rng.randint(1, 5)), rng.random()
+        expected = [model.get((table, key)) for key in chosen]
+        if roll >= 0.8:
+            assert client.get_many(table, chosen) == expected
+            continue
+        kind, items, found = client.transaction(functools.partial(apply, table=table, chosen=chosen, roll=roll))
+        assert found == expected  # what the committed run read: a wrong guess is retried, never kept
+        if kind == "put":
+            model.update(((table, key), value) for key, value in items)
+        for key in items if kind == "delete" else []:
+            model.pop((table, key), None)
+    assert sum(client.guessed_wrong for client in stores) > 0  # the other client did change what was guessed
 
 
 def test_conflicting_transaction_is_retried_and_its_id_never_reused(stores: list[HashDBRedis]) -> None:
