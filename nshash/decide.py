@@ -185,7 +185,7 @@ def assign_python(
     ``trace``: a list to append each candidate's scores to (:meth:`nshash.NSHash.explain_decision`).
 
     Raises:
-        StoreCorruptError: the store gave back an id that is no valid key (damaged data, or a store that
+        StoreCorruptError: the store gave back an id that is not a valid key (damaged data, or a store that
             nshash did not write).
     """
     try:
