@@ -199,9 +199,7 @@ def assign_python(
         ) from exc
 
 
-def _assign_python(
-    view: StoreView, features: Features, options: Options, trace: list[dict[str, Any]] | None
-) -> Match:
+def _assign_python(view: StoreView, features: Features, options: Options, trace: list[dict[str, Any]] | None) -> Match:
     if features.doc_key is None:  # empty: never matches anything, stores nothing
         return Match(int(view.allocate_id()), True, 0.0, ())
     found = view.get_many(FP, [features.doc_key, *features.keys])
