@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +21,11 @@ from nshash.edges import line_filter
 from nshash.members import Member
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sample.jsonl"
+
+
+def sample_pages() -> list[str]:
+    """The bundled sample's page texts (its ``content`` field), in file order."""
+    return [json.loads(line)["content"] for line in SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 WORDS = ["".join(random.Random(i).choices("abcdefghijklmnopqrstuvwxyz", k=3 + i % 7)) for i in range(3000)]

@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 import nshash
 from nshash.stores.redis import HashDBRedis
 from tests.fleet import RedisServer, article
-from tests.pages import SAMPLE
+from tests.pages import sample_pages
 
 # -- documents ------------------------------------------------------------------------
 SPECIALS = [
@@ -333,7 +333,7 @@ def test_damage_that_keeps_the_checksum_is_refused_or_harmless(tmp_path: Path) -
     # The checksum catches a disk's damage; a file another program wrote (or a bug) can pass it and hold
     # anything.  Bytes of a real store changed and the checksum made right again: each file opens and
     # decides the sample's pages, or raises a StoreError, on open or on the first page that meets the damage.
-    pages = [json.loads(line)["content"] for line in SAMPLE.read_text(encoding="utf-8").splitlines()][:120]
+    pages = sample_pages()[:120]
     (tmp_path / "real").mkdir()
     with nshash.NSHash(tmp_path / "real" / "news") as nsh:
         for page in pages:

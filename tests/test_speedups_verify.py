@@ -5,9 +5,7 @@ The C: ``nshash/_verify.h`` over ``_member.h``, ``_estimate.h`` and ``_frame.h``
 
 from __future__ import annotations
 
-import json
 from array import array
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -21,10 +19,9 @@ from nshash.members import ENTRIES, Member, entry_keys, from_entries, members_at
 from nshash.options import Options
 from nshash.pieces import FLAT_MARK, piece_key, piece_keys
 from nshash.sketch import Sketch
+from tests.pages import sample_pages
 
 speedups = pytest.importorskip("nshash._speedups", reason="the C accelerator is not built")
-
-SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "data" / "news_sample.jsonl"
 
 
 def test_the_verification_constants_come_from_the_python_specification() -> None:
@@ -186,7 +183,7 @@ def test_a_missing_member_hides_the_ones_after_it() -> None:
 
 def test_c_verify_on_real_pages_equals_the_specification() -> None:
     fingerprinter = Fingerprinter(Options())
-    docs = [json.loads(line)["content"] for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+    docs = sample_pages()
     features = [fingerprinter.features(doc) for doc in docs]
     kept = [stored(f) for f in features]
     for index, doc in enumerate(features):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -11,7 +10,7 @@ import pytest
 
 import nshash
 from tests.conftest import LOCKING_KINDS, PERSISTENT_KINDS, StoreFactory
-from tests.pages import SAMPLE
+from tests.pages import sample_pages
 
 MAX_KEY = 2**64 - 1
 
@@ -113,7 +112,7 @@ def test_threads_sharing_one_index(store: nshash.HashDB) -> None:
     # A crawler's fetch threads calling get_similar on one NSHash: every call is one decision under the
     # store's lock, so each id a thread got is the page's cluster afterwards too (the ids themselves
     # depend on the interleaving, as they depend on the order of a single thread).
-    pages = [json.loads(line)["content"] for line in SAMPLE.read_text(encoding="utf-8").splitlines()][:90]
+    pages = sample_pages()[:90]
     index = nshash.NSHash(name=None, hashdb=store)
     start = threading.Barrier(4)
 
