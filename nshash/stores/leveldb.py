@@ -76,9 +76,9 @@ from nshash.stores.view import MAX_KEY, StoreView
 T = TypeVar("T")
 
 
-def _no_plyvel(platform: str) -> MissingDependencyError:
+def _no_plyvel() -> MissingDependencyError:
     """Why a LevelDB store cannot open without plyvel, and what to do instead."""
-    if platform == "win32":
+    if sys.platform == "win32":
         return MissingDependencyError(
             "the LevelDB store needs plyvel, which does not build on Windows (nshash leaves it out there): "
             "use name=None (an index in memory only) or a Redis store (pip install 'nshash[redis]')"
@@ -119,7 +119,7 @@ class HashDBLeveldb(HashDB):
         try:
             import plyvel
         except ImportError as exc:  # plyvel is a core dependency, but not on Windows (pyproject.toml)
-            raise _no_plyvel(sys.platform) from exc
+            raise _no_plyvel() from exc
         self._plyvel: Any = plyvel
         self.path = Path(path)
         self.sync = sync
