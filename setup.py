@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,18 @@ def module_values(name: str) -> dict[str, Any]:
     return values
 
 
+def write_header(name: str, text: str) -> None:
+    """Write a generated header only when it changed, and in one step: a build running beside another
+    (an sdist built while the accelerator is compiled) never reads a half-written one."""
+    path = PACKAGE / name
+    with contextlib.suppress(OSError):
+        if path.read_text(encoding="utf-8") == text:
+            return
+    partial = path.with_name(f".{name}.{os.getpid()}.tmp")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
+
+
 def write_constants() -> None:
     values = module_values("sketch")
     lines = ["/* Written by setup.py from the constants of the nshash modules it names: do not edit. */"]
@@ -106,7 +119,7 @@ def write_constants() -> None:
         found = module_values(module)
         for name in names:
             lines.append(f"#define {name.lstrip('_')} {found[name]!r}")
-    (PACKAGE / "_speedups_constants.h").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_header("_speedups_constants.h", "\n".join(lines) + "\n")
 
 
 def c_codes(name: str, chars: Any) -> str:
@@ -274,7 +287,7 @@ def write_tables() -> None:
         f"enum {{ STRIP_ROUNDS = {escaped['STRIP_ROUNDS']}, JSON_MIN_ESCAPES = {escaped['JSON_MIN_ESCAPES']} }};"
     )
     out.append(f"#define JSON_SHARE {escaped['JSON_SHARE']!r}")
-    (PACKAGE / "_speedups_tables.h").write_text("\n".join(out) + "\n", encoding="utf-8")
+    write_header("_speedups_tables.h", "\n".join(out) + "\n")
 
 
 write_constants()
