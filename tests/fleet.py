@@ -24,6 +24,9 @@ from typing import Any
 
 from nshash.stores.redis import HashDBRedis
 
+#: Ports a first start tries when another process takes the one it chose before its server binds it.
+_PORT_ATTEMPTS = 3
+
 
 def free_port() -> int:
     """A TCP port nobody listens on right now."""
@@ -47,13 +50,31 @@ class RedisServer:
         self.appendonly = appendonly
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
+        self._started = False  # once started, the port is the server's: restarts keep it
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 20.0) -> None:
-        """Start the server (again, on the same port and files) and wait until it answers."""
+        """Start the server (again, on the same port and files) and wait until it answers.
+
+        A first start whose port another process took meanwhile (a parallel
+        test run's own server) tries a new port, and only the server this
+        object started counts as answering: never another one on the port.
+        """
+        for attempt in range(_PORT_ATTEMPTS):
+            if self._start(timeout):
+                self._started = True
+                return
+            if self._started or attempt == _PORT_ATTEMPTS - 1:
+                break
+            self.port = free_port()
+        log = (self.directory / "redis.log").read_text(errors="replace")[-2000:]
+        raise RuntimeError(f"redis-server on port {self.port} did not start:\n{log}")
+
+    def _start(self, timeout: float) -> bool:
+        """Whether the server started here answers on ``self.port`` (``False``: it exited or never answered)."""
         import redis
 
         args = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory)]
@@ -62,17 +83,18 @@ class RedisServer:
         self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         client = redis.Redis(port=self.port, socket_connect_timeout=1)
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                client.ping()
-                break
-            except (redis.ConnectionError, redis.TimeoutError):
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    log = (self.directory / "redis.log").read_text(errors="replace")[-2000:]
-                    raise RuntimeError(f"redis-server on port {self.port} did not start:\n{log}") from None
+        try:
+            while self.process.poll() is None and time.monotonic() < deadline:
+                try:
+                    if int(client.info("server")["process_id"]) == self.process.pid:
+                        return True
+                except (redis.ConnectionError, redis.TimeoutError):
+                    pass
                 time.sleep(0.02)
-        client.close()
+            self.stop()
+            return False
+        finally:
+            client.close()
 
     def _end(self, sig: int) -> None:
         if self.process is not None and self.process.poll() is None:
