@@ -32,9 +32,11 @@ NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict
 # a C twin (features, decisions, the memory store's tables) or that checks ids.
 # (The whole suite passes in pure Python too: about 4 minutes on a 2-core machine, measured
 # 2026-12-04; the C-only tests skip there.)
-# -n: one pytest worker a core, up to 4 (pytest-xdist); each test file runs whole on one worker, so its
-# module fixtures run once and its tests in order.  Pass -n 0 to run in this process (a debugger).
-PARALLEL=(-n auto --maxprocesses 4 --dist loadfile)
+# -n: two pytest workers a core, up to 4 (pytest-xdist; many tests wait on a subprocess, a server or a
+# disk, so two a core ran faster than one); each test file runs whole on one worker, so its module
+# fixtures run once and its tests in order.  Pass -n 0 to run in this process (a debugger).
+WORKERS=$(python3 -c 'import os; cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1; print(min(4, 2 * cores))')
+PARALLEL=(-n "$WORKERS" --dist loadfile)
 NSHASH_REQUIRE_SPEEDUPS=1 python3 -m pytest -q "${PARALLEL[@]}" "$@"
 NSHASH_NO_SPEEDUPS=1 python3 -m pytest -q -p no:randomly "${PARALLEL[@]}" tests/test_decide.py tests/test_decide_frame.py \
     tests/test_decide_body.py tests/test_decide_edits.py tests/test_decide_lines.py tests/test_decide_members.py tests/test_estimate.py tests/test_clean.py \
