@@ -18,7 +18,6 @@ import os
 import pickle
 import random
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -35,6 +34,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import nshash
+from nshash.stores.memory_format import _FILE_HEADER as _HEADER
+from nshash.stores.memory_format import _LAYOUT
 from nshash.stores.redis import HashDBRedis
 from tests.fleet import RedisServer, article
 from tests.pages import sample_pages
@@ -325,10 +326,6 @@ def test_truncated_and_foreign_memory_store_files(tmp_path: Path) -> None:
     print(f"{len(cases)} truncated or foreign memory store files refused")
 
 
-#: A memory store file's header: magic, version, payload length, CRC-32 of the payload.
-_HEADER = struct.Struct("<8sIQI")
-
-
 def test_damage_that_keeps_the_checksum_is_refused_or_harmless(tmp_path: Path) -> None:
     # The checksum catches a disk's damage; a file another program wrote (or a bug) can pass it and hold
     # anything.  Bytes of a real store changed and the checksum made right again: each file opens and
@@ -345,8 +342,8 @@ def test_damage_that_keeps_the_checksum_is_refused_or_harmless(tmp_path: Path) -
         data = bytearray(good)
         # Half the files changed anywhere, half in the tables' arrays (after the pickle that lists them):
         # there a byte that ends a 4-byte number makes a negative id, one inside an 8-byte number a huge one.
-        pickled, count = struct.unpack_from("<QQ", data, _HEADER.size)
-        arrays = _HEADER.size + 16 + 8 * count + pickled
+        pickled, count = _LAYOUT.unpack_from(data, _HEADER.size)
+        arrays = _HEADER.size + _LAYOUT.size + 8 * count + pickled
         for _ in range(rng.choice([1, 1, 2, 4, 16])):
             at = rng.randrange(_HEADER.size, len(data))
             if seed % 2:
