@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from types import TracebackType
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, NoReturn, Protocol, TypeVar
 
 from nshash.clusters import find_roots
 from nshash.errors import (
@@ -297,6 +297,15 @@ class Index:
             self.store.close()
         elif not self.store.closed:
             self.store.flush()
+
+    def __reduce_ex__(self, protocol: object) -> NoReturn:
+        # What a Pool sends for pool.map(index.get_similar, docs): say why it cannot, and what does.
+        raise ArgumentTypeError(
+            f"cannot pickle {type(self).__name__} on {self.store.describe()}: an index holds its open store; "
+            "to key documents in worker processes use get_similar_many(docs, workers=N) or "
+            "nshash.similar_ids(texts, workers=N), or open the index in each process (hashdb='redis' "
+            "to share one store)"
+        )
 
     def __enter__(self: IndexT) -> IndexT:
         return self

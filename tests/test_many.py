@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import pickle
 import random
 import sys
 from collections.abc import Callable, Iterator
@@ -236,6 +238,20 @@ def test_an_unpicklable_hashfunc_cannot_be_sent_to_workers() -> None:
     assert nshash.NSHash(hashfunc=my_hash).get_similar_many(docs) == loop_ids(nshash.NSHash(hashfunc=my_hash), docs)
     with pytest.raises(ValueError, match="workers=1"):
         nshash.NSHash(hashfunc=my_hash).get_similar_many(docs, workers=2)
+
+
+@pytest.mark.parametrize("algorithm", [nshash.NSHash, nshash.SimHash, nshash.Shingles])
+def test_an_index_handed_to_a_process_pool_says_what_to_use_instead(algorithm: Callable[..., nshash.Index]) -> None:
+    # pool.map(index.get_similar, docs) pickles the index: once "cannot pickle '_thread.RLock' object".
+    with algorithm() as index:
+        for send in (lambda: pickle.dumps(index), lambda: pickle.dumps(index.get_similar)):
+            with pytest.raises(
+                nshash.ArgumentTypeError, match=r"cannot pickle \w+ on HashDBMemory\(in memory\).*workers=N"
+            ):
+                send()
+        with multiprocessing.get_context("spawn").Pool(1) as pool, pytest.raises(TypeError, match="get_similar_many"):
+            pool.map(index.get_similar, corpus(3))
+        assert index.get_similar_many(corpus(3), workers=2) == loop_ids(algorithm(), corpus(3))
 
 
 def test_progress_bar_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -161,8 +164,19 @@ def test_use_after_close_raises(store: nshash.HashDB) -> None:
         lambda: store.allocate_id(),
         lambda: store.transaction(lambda view: None),
     ):
-        with pytest.raises(nshash.StoreClosedError, match="closed"):
+        with pytest.raises(nshash.StoreClosedError, match="closed") as caught:
             call()
+        assert str(caught.value) == f"{store.describe()} is closed"  # which store: a path, a URL and prefix
+
+
+@pytest.mark.parametrize("copy_it", [pickle.dumps, copy.copy, copy.deepcopy], ids=["pickle", "copy", "deepcopy"])
+def test_a_store_is_not_pickled_or_copied(store: nshash.HashDB, copy_it: Callable[[object], object]) -> None:
+    # A copy would share (or lose) the open file, connection or lock: two objects writing one store.
+    store.put("fp", 1, 1)
+    with pytest.raises(nshash.ArgumentTypeError, match=r"cannot pickle .*open it in each process") as caught:
+        copy_it(store)
+    assert store.describe() in str(caught.value)
+    assert store.get("fp", 1) == 1  # and the store goes on
 
 
 def test_context_manager_closes(make_store: StoreFactory) -> None:

@@ -17,9 +17,9 @@ import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
-from typing import ClassVar, TypeVar
+from typing import ClassVar, NoReturn, TypeVar
 
-from nshash.errors import StoreClosedError, StoreError, StoreForkedError
+from nshash.errors import ArgumentTypeError, StoreClosedError, StoreError, StoreForkedError
 from nshash.stores.view import TABLES, StoreView, ViewBase, check_items, check_keys, check_table
 
 T = TypeVar("T")
@@ -192,7 +192,7 @@ class HashDB(ViewBase, ABC):
                     "other's data.  Open the index after forking (in each worker, e.g. a Pool initializer), "
                     "or use hashdb='redis', which processes share"
                 )
-            raise StoreClosedError(f"{type(self).__name__} is closed")
+            raise StoreClosedError(f"{self.describe()} is closed")
 
     def _forked_off(self) -> None:
         """In a forked child: refuse every later call, and never flush or release the parent's data."""
@@ -208,6 +208,14 @@ class HashDB(ViewBase, ABC):
     def size_bytes(self) -> int | None:
         """Bytes the store's data takes on disk, when that is known."""
         return None
+
+    def __reduce_ex__(self, protocol: object) -> NoReturn:
+        # Without this, pickle fails on the lock with "cannot pickle '_thread.RLock' object", which names
+        # neither the store nor what to do (a multiprocessing Pool handed an index's bound method).
+        raise ArgumentTypeError(
+            f"cannot pickle {self.describe()}: an open store belongs to the process that opened it; open it "
+            "in each process instead (hashdb='redis' is one store several processes share)"
+        )
 
     def __enter__(self: HashDBT) -> HashDBT:
         self._check_open()
