@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import nshash
+from tests.fleet import RedisServer
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "data" / "news_sample.jsonl"
@@ -81,3 +82,45 @@ def test_excel_hot_news(tmp_path: Path) -> None:
     label_counts = [row["label"] for row in rows]
     assert label_counts.count(label) == max(label_counts.count(other) for other in set(label_counts))
     assert ids.count(top) == hot["reprints"][0]
+
+
+def fleet_figures(out: str) -> tuple[list[tuple[int, int]], int, int, int, int]:
+    kept_skipped = [(int(kept), int(skipped)) for kept, skipped in re.findall(r"kept (\d+), skipped (\d+) as", out)]
+    pages, clusters = map(int, re.search(r"(\d+) pages, \d+ stories, (\d+) clusters", out).groups())  # type: ignore[union-attr]
+    mixed, split = map(int, re.search(r"(\d+) clusters mixing stories, (\d+) stories split", out).groups())  # type: ignore[union-attr]
+    assert re.search(rf"new ids handed out: {sum(kept for kept, _ in kept_skipped)}, each once: yes", out)
+    return kept_skipped, pages, clusters, mixed, split
+
+
+def test_crawler_fleet_on_its_own_redis_server() -> None:
+    out = run_example("crawler_fleet.py", "--crawlers", "2")
+    kept_skipped, pages, clusters, mixed, split = fleet_figures(out)
+    rows = sample()
+    assert len(kept_skipped) == 2 and pages == sum(map(sum, kept_skipped)) == len(rows)
+    stories = len({row["label"] for row in rows})
+    # Right answers: no story merged into another; the crawlers' order may split a story or two.
+    assert mixed == 0
+    assert split <= 5
+    assert stories + split <= clusters <= sum(kept for kept, _ in kept_skipped)  # merges only lower the count
+
+
+def test_crawler_fleet_on_a_given_server_leaves_no_keys(redis_server: RedisServer) -> None:
+    import redis
+
+    client = redis.Redis.from_url(redis_server.url)
+    before = set(client.scan_iter(count=1000))
+    out = run_example("crawler_fleet.py", "--crawlers", "3", "--url", redis_server.url)
+    kept_skipped, pages, _, mixed, _ = fleet_figures(out)
+    assert len(kept_skipped) == 3 and pages == len(sample()) and mixed == 0
+    assert set(client.scan_iter(count=1000)) == before  # its keys (a fresh prefix) are gone, others untouched
+
+
+def test_dask_dedup() -> None:
+    pytest.importorskip("distributed")
+    out = run_example("dask_dedup.py", "--workers", "2")
+    assert "4 partitions on 2 workers" in out
+    assert "the same ids as nshash.similar_ids on one machine: yes" in out
+    distinct = int(re.search(rf"{len(sample())} pages, (\d+) distinct articles", out).group(1))  # type: ignore[union-attr]
+    assert f"clusters holding more than one labelled story: 0 of {distinct}" in out
+    sizes = [int(size) for size in re.findall(r"^ ?\d\.\s+(\d+) pages", out, re.MULTILINE)]
+    assert len(sizes) == 5 and sizes == sorted(sizes, reverse=True)
