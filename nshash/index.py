@@ -298,6 +298,11 @@ class Index:
         elif not self.store.closed:
             self.store.flush()
 
+    def __repr__(self) -> str:
+        store = getattr(self, "store", None)  # none yet if __init__ failed before opening it
+        on = "" if store is None else f" on {repr(store)[1:-1]}"
+        return f"<{type(self).__name__} name={getattr(self, 'name', None)!r}{on}>"
+
     def __reduce_ex__(self, protocol: object) -> NoReturn:
         # What a Pool sends for pool.map(index.get_similar, docs): say why it cannot, and what does.
         raise ArgumentTypeError(

@@ -161,3 +161,10 @@ def test_package_modules_import_each_other_without_cycles() -> None:
     for name in sorted(graph):
         visit(name, [])
     assert not cycles
+
+
+def test_an_index_says_what_it_is_and_where_its_store_is(tmp_path: Path) -> None:
+    with nshash.NSHash(tmp_path / "news", hashdb="leveldb") as nsh:
+        assert repr(nsh) == f"<NSHash name={str(tmp_path / 'news')!r} on HashDBLeveldb({tmp_path / 'news.hashdb'})>"
+    assert repr(nsh).endswith(" closed>")
+    assert repr(nshash.SimHash()) == "<SimHash name=None on HashDBMemory(in memory)>"

@@ -155,7 +155,9 @@ def test_transaction_returns_and_writes(store: nshash.HashDB) -> None:
 
 
 def test_use_after_close_raises(store: nshash.HashDB) -> None:
+    assert repr(store) == f"<{store.describe()}>"
     store.close()
+    assert repr(store) == f"<{store.describe()} closed>"
     store.close()  # closing twice is harmless
     for call in (
         lambda: store.get_many("fp", [1]),

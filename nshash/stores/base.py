@@ -209,6 +209,13 @@ class HashDB(ViewBase, ABC):
         """Bytes the store's data takes on disk, when that is known."""
         return None
 
+    def __repr__(self) -> str:
+        try:
+            where = self.describe()
+        except AttributeError:  # a store whose __init__ failed before it knew where it is
+            where = type(self).__name__
+        return f"<{where}{' closed' if getattr(self, '_closed', False) else ''}>"
+
     def __reduce_ex__(self, protocol: object) -> NoReturn:
         # Without this, pickle fails on the lock with "cannot pickle '_thread.RLock' object", which names
         # neither the store nor what to do (a multiprocessing Pool handed an index's bound method).
