@@ -85,8 +85,9 @@ class NSHash(Compat07, Index):
         store_options: keyword arguments for the store opened by name
             (e.g. ``{'save_every': 1000}`` for ``'memory'``, ``{'url': ...}`` for ``'redis'``).
 
-    Every option but ``errors`` and ``store_options`` is saved with the store;
+    Every option but ``errors``, ``removable`` and ``store_options`` is saved with the store;
     reopening it with other values raises :class:`~nshash.OptionsMismatchError`.
+    ``removable`` is a choice per page: a page added without it cannot be removed later.
     Out-of-range values raise :class:`~nshash.OptionError` (a ``ValueError``).
 
     Example:
