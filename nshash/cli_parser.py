@@ -41,14 +41,14 @@ def _add_store_arguments(parser: argparse.ArgumentParser, name_required: bool) -
 
 def build_parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
     """The ``nshash`` argument parser; each subcommand runs ``commands[name](args)``."""
-    from nshash import __version__
+    from nshash import __version__, _accel
 
     parser = argparse.ArgumentParser(
         prog="nshash",
         description="Find near-duplicate documents by the hashes of their longest sentences.",
         epilog=EPILOG,
     )
-    parser.add_argument("--version", action="version", version=f"nshash {__version__}")
+    parser.add_argument("--version", action="version", version=f"nshash {__version__} ({_accel.describe()})")
     subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     dedup = subcommands.add_parser(

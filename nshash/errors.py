@@ -31,6 +31,8 @@ it too, so code written against the built-ins keeps working.
         ├── StoreWriteError      (also OSError)    the disk refused a write (full, read-only, I/O error)
         ├── StoreNameError       (also ValueError) a store name no file system accepts
         └── OptionsMismatchError (also ValueError) reopened with other fingerprint options
+
+    PurePythonWarning (a UserWarning, not an error): the C accelerator did not load
 """
 
 from __future__ import annotations
@@ -154,3 +156,7 @@ def missing_dependency(module: str, extra: str) -> MissingDependencyError:
     return MissingDependencyError(
         f"{module!r} is required for this feature; install it with: pip install 'nshash[{extra}]'"
     )
+
+
+class PurePythonWarning(UserWarning):
+    """The C accelerator did not build or load: nshash gives the same ids, tens of times slower."""

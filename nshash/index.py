@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from types import TracebackType
 from typing import Any, ClassVar, NoReturn, Protocol, TypeVar
 
+from nshash._accel import warn_if_pure_python
 from nshash.clusters import find_roots
 from nshash.errors import (
     ArgumentError,
@@ -86,6 +87,7 @@ class Index:
         store_options: dict[str, Any] | None = None,
         removable: bool = False,
     ) -> None:
+        warn_if_pure_python()
         if not isinstance(removable, bool):
             raise ArgumentTypeError(f"removable must be a bool, not {type(removable).__name__}")
         self.removable = removable

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import nshash
 
@@ -168,3 +172,39 @@ def test_an_index_says_what_it_is_and_where_its_store_is(tmp_path: Path) -> None
         assert repr(nsh) == f"<NSHash name={str(tmp_path / 'news')!r} on HashDBLeveldb({tmp_path / 'news.hashdb'})>"
     assert repr(nsh).endswith(" closed>")
     assert repr(nshash.SimHash()) == "<SimHash name=None on HashDBMemory(in memory)>"
+
+
+_MISSING_ACCELERATOR = (
+    "import sys, warnings\n"
+    "sys.modules['nshash._speedups'] = None  # as where it did not build\n"
+    "import nshash\n"
+    "with warnings.catch_warnings(record=True) as caught:\n"
+    "    warnings.simplefilter('always')\n"
+    "    nshash.NSHash(); nshash.SimHash(); nshash.similar_ids(['a page of its own.'])\n"
+    "print(len(caught), *[(w.category.__name__, w.filename, str(w.message)) for w in caught])\n"
+)
+
+
+@pytest.mark.parametrize("asked", [False, True], ids=["failed to load", "NSHASH_NO_SPEEDUPS=1"])
+def test_an_index_without_the_accelerator_says_so_once_unless_asked(asked: bool) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("NSHASH_NO_SPEEDUPS", "NSHASH_REQUIRE_SPEEDUPS")}
+    if asked:
+        env["NSHASH_NO_SPEEDUPS"] = "1"
+    run = subprocess.run([sys.executable, "-c", _MISSING_ACCELERATOR], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    if asked:
+        assert run.stdout.strip() == "0"
+    else:  # once a process, at the caller's line, saying why and what to do
+        assert run.stdout.startswith("1 ('PurePythonWarning', '<string>', 'nshash runs without its C accelerator (")
+        assert "None in sys.modules" in run.stdout and "reinstall nshash" in run.stdout
+
+
+def test_the_version_says_which_implementation_runs() -> None:
+    def version(**env: str) -> str:
+        clean = {k: v for k, v in os.environ.items() if k != "NSHASH_NO_SPEEDUPS"}
+        args = [sys.executable, "-m", "nshash", "--version"]
+        return subprocess.run(args, capture_output=True, text=True, check=True, env={**clean, **env}).stdout.strip()
+
+    assert version(NSHASH_NO_SPEEDUPS="1") == f"nshash {nshash.__version__} (pure Python: NSHASH_NO_SPEEDUPS=1)"
+    if importlib.util.find_spec("nshash._speedups") is not None:
+        assert version() == f"nshash {nshash.__version__} (C accelerator)"
