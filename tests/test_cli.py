@@ -170,7 +170,7 @@ def test_console_script_is_installed(tmp_path: Path) -> None:
         pytest.skip("the nshash console script is not on PATH (package not pip-installed)")
     result = subprocess.run([script, "--version"], capture_output=True, timeout=60)
     assert result.returncode == 0
-    assert result.stdout.decode().strip() == f"nshash {nshash.__version__}"
+    assert result.stdout.decode().strip() == f"nshash {nshash.__version__} ({nshash._accel.describe()})"
 
 
 def test_progress_bar_on_stderr(tmp_path: Path) -> None:
