@@ -111,11 +111,11 @@ _DIGIT_RE: Final = re.compile(r"[0-9]")
 #: What a byline never holds: a Chinese sentence end, comma or semicolon, a sentence end before the
 #: next sentence, or one at its end.
 _BYLINE_PROSE_RE: Final = re.compile(r"[。！？，；]|[.!?](?:\s+[A-Z][a-z]|$)")
-_INNER_END_RE: Final = re.compile(r"[.!?](?=\s)|[。！？]")
+_INNER_END_RE: Final = re.compile(r"[.!?](?=\s)|[。！？।॥؟۔։።။។]")
 
 _SEPARATOR_RE: Final = re.compile(r"\s[|·•»›>/\\-]\s|[|｜·•»›]")
 # Closing brackets are not sentence ends: link titles end with "(2)".
-_SENTENCE_ENDS: Final = frozenset(".!?。！？…\"”’'」』;；:：")
+_SENTENCE_ENDS: Final = frozenset(".!?。！？…\"”’'」』;；:：।॥؟؛۔։።။។")
 #: ... unless right after one: "(Contributed by A. Writer in bpo-42308.)" ends its
 #: sentence, and a page of such paragraphs is not a link list.
 _CLOSERS: Final = frozenset(")]）】")

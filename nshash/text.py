@@ -24,8 +24,13 @@ SPLITS: Final = ("default", "design", "original")
 # 'design': the 2019 design text (。！？ and newlines).
 _DESIGN_DELIMS: Final = ("\r", "。", "！", "？")
 # 'default' adds the ASCII forms and the English sentence end; measured in
-# benchmarks/results (ablation "split").
-_DEFAULT_DELIMS: Final = (*_DESIGN_DELIMS, "!", "?", "；", ";", ". ", "｡", "．")
+# benchmarks/results (ablation "split").  And the full stops of scripts whose
+# sentences end in their own mark, not in "." (a Hindi or Urdu paragraph was
+# one "sentence", keyed whole): the danda and double danda (Devanagari,
+# Bengali), the Arabic question mark and semicolon, the Urdu full stop, the
+# Armenian, Ethiopic, Myanmar and Khmer full stops.
+_SCRIPT_ENDS: Final = ("।", "॥", "؟", "؛", "۔", "։", "።", "။", "។")
+_DEFAULT_DELIMS: Final = (*_DESIGN_DELIMS, "!", "?", "；", ";", ". ", "｡", "．", *_SCRIPT_ENDS)
 # 'original': nshash 0.7 split on these and kept pieces longer than 30 chars.
 _ORIGINAL_DELIMS: Final = ("：", ":", "；", "？", "。", "！", "】")
 ORIGINAL_MIN_LEN: Final = 31

@@ -353,3 +353,34 @@ def test_unrelated_inserts_do_not_change_a_cluster(seed: int, noise: int) -> Non
         nsh.get_similar(random_article(rng))
     assert nsh.resolve(nsh.get_similar("转载\n" + ARTICLE)) == nsh.resolve(first)
     assert first not in before
+
+
+#: Sentences of a Hindi article (danda-ended) and of an Urdu one (ending in the Urdu full stop).
+_HINDI = [
+    "भारतीय रिज़र्व बैंक ने आज ब्याज दरों में कोई बदलाव नहीं करने का फैसला किया।",
+    "गवर्नर ने कहा कि महंगाई अभी भी लक्ष्य से ऊपर बनी हुई है और इस पर नज़र रखी जा रही है।",
+    "बैंक ने चालू वित्त वर्ष के लिए विकास दर का अनुमान सात प्रतिशत पर बरकरार रखा।",
+    "विशेषज्ञों का मानना है कि अगली बैठक में दरों में कटौती की संभावना कम है।",
+    "शेयर बाज़ार ने इस फैसले पर मिली-जुली प्रतिक्रिया दी और सेंसेक्स थोड़ा नीचे बंद हुआ।",
+    "सरकार ने कहा कि वह मौद्रिक नीति समिति के फैसले का सम्मान करती है।",
+]
+_URDU = [
+    "پاکستان نے آج آئرلینڈ کو ایک سنسنی خیز مقابلے کے بعد سات وکٹوں سے شکست دے دی۔",
+    "کپتان نے کہا کہ ٹیم کی بولنگ شروع سے آخر تک بہت نظم و ضبط کے ساتھ رہی۔",
+    "آئرلینڈ کے بلے بازوں نے اچھا آغاز کیا مگر درمیانی اوورز میں وکٹیں گرتی رہیں۔",
+    "اگلا میچ جمعہ کے روز اسی میدان پر کھیلا جائے گا جہاں موسم صاف رہنے کی توقع ہے۔",
+    "شائقین کی بڑی تعداد نے میدان میں پہنچ کر اپنی ٹیم کی حوصلہ افزائی کی۔",
+    "بورڈ نے کھلاڑیوں کے لیے خصوصی انعام کا اعلان بھی کیا۔",
+]
+
+
+@pytest.mark.parametrize("sentences", [_HINDI, _URDU], ids=["Hindi", "Urdu"])
+def test_sentences_that_end_in_their_scripts_full_stop_are_keyed_one_by_one(sentences: list[str]) -> None:
+    # An excerpt whose paragraphs break elsewhere: whole paragraphs as "sentences" (and their first and last
+    # characters) had nothing in common with the original's, and the copy was a new article.
+    original = " ".join(sentences[:3]) + "\n" + " ".join(sentences[3:])
+    copy = " ".join(sentences[1:4]) + "\n" + sentences[4]
+    nsh = NSHash()
+    first = nsh.get_similar(original)
+    assert nsh.get_similar(copy) == first
+    assert len(nsh.sentences(original)) == len(sentences)

@@ -135,7 +135,7 @@ def test_the_regular_expressions_are_the_ones_the_c_follows() -> None:
     assert markdown.URL_LINE_RE.pattern == (
         r"[ \t]*(?:[0-9]+\.[ \t]+)?(?:[a-zA-Z][a-zA-Z0-9+.-]*://|mailto:|javascript:)[^\s]*[ \t]*"
     )
-    assert chrome._INNER_END_RE.pattern == r"[.!?](?=\s)|[。！？]"  # _chrome.h's inner_ends
+    assert chrome._INNER_END_RE.pattern == r"[.!?](?=\s)|[。！？।॥؟۔։።။។]"  # _chrome.h's inner_ends, is_script_end
 
 
 # -- FarmHash --------------------------------------------------------------------------------
@@ -171,6 +171,8 @@ _TOKENS = [
     *sorted(chrome._SENTENCE_ENDS),
     *sorted(chrome._CLOSERS),
     *"中文字句話們這說为",
+    *"भारतदेश है",  # scripts whose sentences end in their own full stop (text._SCRIPT_ENDS)
+    *"پاکستان ہے",
     *map(chr, _TRADITIONAL),
     *(chr(fold.t2s_table()[c]) for c in _TRADITIONAL[:20]),
     *"０９ＡＺａｚＣＰＵ！？．＿",  # full-width digits and letters fold to ASCII; the punctuation does not
