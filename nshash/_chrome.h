@@ -70,14 +70,14 @@ static inline int ends_at(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t len) {
     return len > 1 && in_list(closers, N_CLOSERS, last) && (char_class(s[start + len - 2]) & C_SENT_END);
 }
 
-/* text._INNER_END_RE's matches in s[start:start + len]: [.!?] before whitespace, and 。！？. */
-/* The full stops of other scripts in chrome._INNER_END_RE (and text._SCRIPT_ENDS but the Arabic semicolon): danda,
+/* The full stops of other scripts in chrome._INNER_END_RE (text._SCRIPT_ENDS but the Arabic semicolon): danda,
  * double danda, Arabic question mark, Urdu, Armenian, Ethiopic, Myanmar and Khmer full stops. */
 static inline int is_script_end(Py_UCS4 c) {
     return c == 0x0964 || c == 0x0965 || c == 0x061F || c == 0x06D4 || c == 0x0589 || c == 0x1362 || c == 0x104B ||
            c == 0x17D4;
 }
 
+/* chrome._INNER_END_RE's matches in s[start:start + len]: [.!?] before whitespace, 。！？ and is_script_end's. */
 static Py_ssize_t inner_ends(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t len) {
     Py_ssize_t count = 0, end = start + len;
     for (Py_ssize_t i = start; i < end; i++) {

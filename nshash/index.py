@@ -308,7 +308,7 @@ class Index:
     def __reduce_ex__(self, protocol: object) -> NoReturn:
         # What a Pool sends for pool.map(index.get_similar, docs): say why it cannot, and what does.
         raise ArgumentTypeError(
-            f"cannot pickle {type(self).__name__} on {self.store.describe()}: an index holds its open store; "
+            f"cannot pickle {repr(self)[1:-1]}: an index holds its open store; "
             "to key documents in worker processes use get_similar_many(docs, workers=N) or "
             "nshash.similar_ids(texts, workers=N), or open the index in each process (hashdb='redis' "
             "to share one store)"

@@ -246,7 +246,7 @@ def test_an_index_handed_to_a_process_pool_says_what_to_use_instead(algorithm: C
     with algorithm() as index:
         for send in (lambda: pickle.dumps(index), lambda: pickle.dumps(index.get_similar)):
             with pytest.raises(
-                nshash.ArgumentTypeError, match=r"cannot pickle \w+ on HashDBMemory\(in memory\).*workers=N"
+                nshash.ArgumentTypeError, match=r"cannot pickle \w+ name=None on HashDBMemory\(in memory\).*workers=N"
             ):
                 send()
         with multiprocessing.get_context("spawn").Pool(1) as pool, pytest.raises(TypeError, match="get_similar_many"):
