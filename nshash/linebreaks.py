@@ -31,8 +31,9 @@ FLAT_PIECE: Final = 20
 # The CJK colon too: a joined page's "相关文章：" starts the list of other articles' titles its
 # footer ends in (every zh page joined: lowest file's precision 0.26 -> 0.82).  The Latin colon
 # was measured and left out: in every long line it cost real pages 0.3 points of recall; in lines
-# over 1,000 only, a zh file with some sites joined collapsed through a notices-only page.
-_FLAT_CJK_ENDS: Final = "。！？："
+# over 1,000 only, a zh file with some sites joined collapsed through a notices-only page.  The
+# full stops of other scripts (text._SCRIPT_ENDS but the Arabic semicolon) end anywhere too.
+_FLAT_CJK_ENDS: Final = "。！？：।॥؟۔։።။។"
 _FLAT_CJK_CLOSERS: Final = "”’」』）)"
 _FLAT_LATIN_ENDS: Final = ".!?"
 _FLAT_LATIN_CLOSERS: Final = "\"'”’)"

@@ -173,3 +173,20 @@ def test_the_pieces_of_a_long_line_broken_after_its_sentences_are_no_wraps() -> 
     pieces = restore_lines(" ".join(sentences)).split("\n")
     assert len(pieces) > 5 and all(piece in cleaned for piece in pieces)  # not joined again
     assert Fingerprinter(Options()).features_python(page).whole == Fingerprinter(Options()).features(page).whole
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "भारतीय रिज़र्व बैंक ने आज ब्याज दरों में कोई बदलाव नहीं करने का फैसला किया।",
+        "پاکستان نے آج آئرلینڈ کو ایک سنسنی خیز مقابلے کے بعد سات وکٹوں سے شکست دے دی۔",
+        "မြန်မာနိုင်ငံသည် အရှေ့တောင်အာရှတွင် ရှိပြီး ရန်ကုန်မြို့သည် အကြီးဆုံးမြို့ ဖြစ်သည်။",
+    ],
+    ids=["Hindi", "Urdu", "Burmese"],
+)
+def test_a_long_line_is_broken_after_the_full_stops_of_its_script(sentence: str) -> None:
+    page = " ".join(f"{i} {sentence}" for i in range(12))  # a paragraph on one line, over FLAT_LINE
+    pieces = restore_lines(page).split("\n")
+    assert len(pieces) == 12 and all(piece.rstrip().endswith(sentence[-1]) for piece in pieces)
+    fingerprinter = Fingerprinter(Options())
+    assert fingerprinter.features(page) == fingerprinter.features_python(page)  # the C's, when it is built
