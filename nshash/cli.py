@@ -28,6 +28,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
+from nshash import _accel
 from nshash.algorithms import DEFAULT as DEFAULT_ALGORITHM
 from nshash.algorithms import algorithm_class, check_options
 from nshash.algorithms import open as open_index
@@ -279,6 +280,7 @@ def _stats(args: argparse.Namespace) -> int:
         "merged_clusters": merged,
         "store_bytes": stats.get("store_bytes"),
         "options": options,
+        "implementation": _accel.describe(),  # why an index runs slow: pure Python, and why
     }
     if args.json:
         print(json.dumps(report, indent=2))
@@ -293,6 +295,7 @@ def _stats(args: argparse.Namespace) -> int:
         ["merged clusters", f"{merged:,}"],
         ["store size", _size(report["store_bytes"])],
         ["options", " ".join(f"{key}={value}" for key, value in sorted(options.items()))],
+        ["implementation", report["implementation"]],
     ]
     print(_format_table(lines))
     return EXIT_OK

@@ -206,8 +206,10 @@ def test_continue_a_named_index_then_stats_and_explain(store: str, tmp_path: Pat
     assert report["fingerprints"] == reference.stats()["fingerprints"]
     assert report["options"]["n"] == 4
     assert report["algorithm"] == "nshash"
+    assert report["implementation"] == nshash._accel.describe()  # the subprocess has this process's environment
     table = run("stats", *common, cwd=tmp_path).stdout.decode()
     assert "documents        6" in table
+    assert f"implementation   {nshash._accel.describe()}" in table
     assert "n=4" in table
 
     (tmp_path / "doc.txt").write_text(rows[4]["content"], encoding="utf-8")
