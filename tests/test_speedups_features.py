@@ -116,6 +116,14 @@ def test_the_c_knows_every_character_ignorecase_matches_to_ascii() -> None:
     assert set(speedups.tables()["ignorecase_ascii"]) == found
 
 
+def test_every_list_of_sentence_ends_holds_the_other_scripts_full_stops() -> None:
+    # Each module keeps its own literal (setup.py reads them to write the C tables): they must not drift apart.
+    full_stops = set(text._SCRIPT_ENDS) - {"؛"}  # the Arabic semicolon ends a sentence piece, not a line's prose
+    assert set(text._SCRIPT_ENDS) <= chrome._SENTENCE_ENDS
+    assert full_stops <= set(linebreaks._FLAT_CJK_ENDS)
+    assert all(chrome._INNER_END_RE.fullmatch(stop) for stop in full_stops)
+
+
 def test_the_regular_expressions_are_the_ones_the_c_follows() -> None:
     # nshash/_markup.h, _chrome.h and _sentences.h follow these patterns step by step: change them together.
     hidden = "|".join(text.HIDDEN_TAGS)
