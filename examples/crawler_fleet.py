@@ -57,10 +57,10 @@ def private_redis() -> Iterator[str]:
     """A redis-server of its own on a free local port, stopped at the end."""
     if shutil.which("redis-server") is None:
         sys.exit("redis-server is not installed: install it (apt-get install redis-server) or pass --url")
-    with tempfile.TemporaryDirectory() as tmp, socket.socket() as probe:
+    with socket.socket() as probe:  # a port nobody listens on now
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-        probe.close()
+    with tempfile.TemporaryDirectory() as tmp:
         args = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", tmp, "--save", ""]
         server = subprocess.Popen(args, stdout=subprocess.DEVNULL)
         try:
