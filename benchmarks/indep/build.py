@@ -126,7 +126,8 @@ def main() -> None:
         "--sources",
         choices=sorted(SOURCE_SETS),
         default="default",
-        help="which Debian texts: default, or heldout (books no nshash rule was checked on; default: %(default)s)",
+        help="which Debian texts: default, or heldout, manpages, debdocs (families no nshash rule was checked on; "
+        "default: %(default)s)",
     )
     ap.add_argument(
         "--traditional",

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from debdocs import lo_pages
 from manpages import man_articles
 
 Article = dict[str, Any]
@@ -114,8 +115,11 @@ def mallard_pages(src: str, lang_dir: str, group_prefix: str = "") -> list[Artic
 def html_sections(path: str, group: str, src: str, levels: str = "1234") -> list[Article]:
     """One article per section of an HTML page, cut at the headings ``<h{levels}>``."""
     t = _read(path, errors="replace")
-    if t is None:
-        return []
+    return [] if t is None else html_text_sections(t, path, group, src, levels)
+
+
+def html_text_sections(t: str, path: str, group: str, src: str, levels: str = "1234") -> list[Article]:
+    """One article per section of the HTML text ``t`` (of the file ``path``), cut at ``<h{levels}>``."""
     # Publican's DocBook HTML (the Debian Administrator's Handbook) writes paragraphs as <div class="para">.
     t = re.sub(r'<div class="para"[^>]*>(.*?)</div>', r"<p>\1</p>", t, flags=re.S)
     t = re.sub(r"<head>.*?</head>", "", t, flags=re.S)
@@ -330,10 +334,51 @@ def en_articles_manpages(src: str = DEFAULT_SRC) -> list[Article]:
     return normalize(man_articles(src, "usr/share/man/man[257]/*.gz", "en", "en-"), "en", *LENGTHS["en"])
 
 
+def _debdocs(src: str, lang: str, lo_dir: str, books: tuple[tuple[str, str], ...]) -> list[Article]:
+    arts = []
+    for f, group, t in lo_pages(src, lo_dir):
+        arts += html_text_sections(t, f, group, src, levels="1")  # one article a page, as GNOME help
+    for group, pattern in books:
+        for f in _files(src, pattern):
+            arts += html_sections(f, group, src)  # one book, one manual
+    return normalize(arts, lang, *LENGTHS[lang])
+
+
+def zh_articles_debdocs(src: str = DEFAULT_SRC) -> list[Article]:
+    """Chinese articles of Debian 12 documentation packages no nshash rule was checked on (``--sources
+    debdocs``): LibreOffice's zh-CN help (templated sibling pages), the Debian FAQ, the New Maintainers'
+    Guide and the Debian Edu bookworm manual in zh-CN."""
+    return _debdocs(
+        src,
+        "zh",
+        "zh-CN",
+        (
+            ("debian-faq", "usr/share/doc/debian/FAQ/zh-cn/*.zh-cn.html"),
+            ("maint-guide", "usr/share/doc/maint-guide-zh-cn/html/*.zh-cn.html"),
+            ("debian-edu", "usr/share/doc/debian-edu-doc-zh-cn/debian-edu-bookworm-manual.html"),
+        ),
+    )
+
+
+def en_articles_debdocs(src: str = DEFAULT_SRC) -> list[Article]:
+    """English articles of the same packages: LibreOffice's en-US help and the three books in English."""
+    return _debdocs(
+        src,
+        "en",
+        "en-US",
+        (
+            ("debian-faq", "usr/share/doc/debian/FAQ/*.en.html"),
+            ("maint-guide", "usr/share/doc/maint-guide/html/*.en.html"),
+            ("debian-edu", "usr/share/doc/debian-edu-doc-en/debian-edu-bookworm-manual.html"),
+        ),
+    )
+
+
 SOURCE_SETS: dict[str, tuple[Callable[[str], list[Article]], Callable[[str], list[Article]]]] = {
     "default": (zh_articles, en_articles),
     "heldout": (zh_articles_heldout, en_articles_heldout),
     "manpages": (zh_articles_manpages, en_articles_manpages),
+    "debdocs": (zh_articles_debdocs, en_articles_debdocs),
 }
 
 
