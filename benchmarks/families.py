@@ -39,6 +39,11 @@ FAMILIES = (
         "indep-manpages",
         "the second generator on man pages (added after the rules were final)",
     ),
+    (
+        "independent, Debian docs",
+        "indep-debdocs",
+        "the second generator on LibreOffice's help and three Debian books (added after the man pages)",
+    ),
 )
 DEFAULT = "nshash"
 BATCH = "nshash-batch"

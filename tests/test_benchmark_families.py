@@ -64,6 +64,7 @@ def test_each_family_is_averaged_per_language_against_the_best_tool_and_other_al
         "independent, real articles",
         "independent, books",
         "independent, books in traditional",
+        "independent, Debian docs",
     ]
     out = tmp_path / "families.md"
     assert families.main(["--results", str(tmp_path), "--out", str(out)]) == 0
