@@ -266,14 +266,13 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         read_text(PyTuple_GET_ITEM(features, 6), PyTuple_GET_ITEM(features, 7), none, &d, &t) < 0)
         goto done;
     size_t room = (size_t)(d.count ? d.count : 1);
-    lines = PyMem_RawMalloc(room * sizeof(Py_ssize_t));
+    lines = PyMem_RawMalloc(room * (sizeof(Py_ssize_t) + sizeof(uint32_t))); /* + the keys as_seen_by saves */
     line_roots = PyMem_RawMalloc((room + MAX_CANDIDATES) * sizeof(int64_t)); /* + scratch for the fetch below */
     if (lines == NULL || line_roots == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    /* boilerplate.line_roots: where each considered line was seen, as a current id */
-    int64_t roots[MAX_CANDIDATES];
+    int64_t roots[MAX_CANDIDATES]; /* boilerplate.line_roots: where each considered line was seen, as a current id */
     Py_ssize_t considered = considered_lines(&d, lines);
     if (s.fetch != NULL) { /* the lines read below, then the parents of the candidates and of the lines' clusters */
         for (Py_ssize_t i = 0; i < considered; i++) line_roots[i] = d.keys[lines[i]]; /* the keys, as scratch */
@@ -313,7 +312,9 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         int count = load_members(&s, votes[c].id, (int)o.members, found);
         if (count < 0) goto done;
         stored[c] = count;
+        as_seen_by(&d, lines, line_roots, considered, roots[c], found, count, (uint32_t *)(lines + room));
         scores[c] = verify_score(&d, &doc, found, count, head, foot, &t);
+        seen_back(&d, lines, considered, (uint32_t *)(lines + room));
     }
     /* votes.vote_shares: the top sentences that led to an unrelated candidate leave a well-voted one's vote */
     int unrelated = 0;
@@ -326,8 +327,9 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         /* decide.split_article: most top sentences lead to it, and the unframed bound left it below their need */
         int split = 0;
         if (known_any && 2 * (Py_ssize_t)votes[c].top > o.n) split = scores[c] < eased_need(&o, share, doc_cjk(&t));
+        if (candidates > 1 && load_members(&s, votes[c].id, (int)o.members, found) < 0) goto done;
+        as_seen_by(&d, lines, line_roots, considered, roots[c], found, count, (uint32_t *)(lines + room));
         if (candidates > 1 || split) { /* again: what follows reads this candidate's members and frame */
-            if (candidates > 1 && load_members(&s, votes[c].id, (int)o.members, found) < 0) goto done;
             t.unbounded = split;
             double again = verify_score(&d, &doc, found, count, head, foot, &t);
             t.unbounded = 0;
@@ -348,6 +350,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (passed[c] && scores[c] < need && !body_agrees(&d, &t, found, count, body_need, framed, known_any, head))
             passed[c] = 0;
         if (!passed[c]) passed[c] = edited_copy(&d, &t, found, count, head); /* decide: an edited copy */
+        seen_back(&d, lines, considered, (uint32_t *)(lines + room));
         if (!passed[c]) continue;
         if (best < 0 || votes[c].votes > votes[best].votes ||
             (votes[c].votes == votes[best].votes &&

@@ -319,4 +319,31 @@ static int is_frame(const doc_lines *d, doc_text *t, const member *m, Py_ssize_t
     return (double)grams < MIDDLE_SHARE * (double)smaller || !edited_middle(d, t, m, head, foot);
 }
 
+/*
+ * frame.as_seen_by: the considered lines (lines[i], noted at line_roots[i]) noted neither in cluster root nor
+ * as seen in two clusters get the smallest key from 1 that none of the members' filters has (up to
+ * ABSENT_KEYS; none found: no change).  Every considered line's key goes to saved first: seen_back puts
+ * them back.
+ */
+static void as_seen_by(doc_lines *d, const Py_ssize_t *lines, const int64_t *line_roots, Py_ssize_t considered,
+                       int64_t root, const member *members, int count, uint32_t *saved) {
+    uint32_t key = 0;
+    int tried = 0;
+    for (Py_ssize_t i = 0; i < considered; i++) {
+        saved[i] = d->keys[lines[i]];
+        if (count == 0 || line_roots[i] == SHARED_LINE || line_roots[i] == root) continue;
+        for (uint32_t k = 1; !tried && k <= ABSENT_KEYS && !key; k++) {
+            int any = 0;
+            for (int m = 0; m < count && !any; m++) any = has_line(members[m].lines, k);
+            if (!any) key = k;
+        }
+        tried = 1;
+        if (key) d->keys[lines[i]] = key;
+    }
+}
+
+static void seen_back(doc_lines *d, const Py_ssize_t *lines, Py_ssize_t considered, const uint32_t *saved) {
+    for (Py_ssize_t i = 0; i < considered; i++) d->keys[lines[i]] = saved[i];
+}
+
 #endif

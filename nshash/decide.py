@@ -60,13 +60,14 @@ from nshash.clusters import find_roots, merge
 from nshash.errors import ArgumentError, StoreCorruptError
 from nshash.fingerprint import Features
 from nshash.frame import (
+    as_seen_by,
     edited_copy,
     known_lines,
     shared_frame,
     unframed_lines,
 )
 from nshash.match import Match
-from nshash.members import add_member, load_entries, members_at
+from nshash.members import ENTRIES, add_member, load_entries, members_at
 from nshash.native import assign_native
 from nshash.options import Options
 from nshash.site import same_site
@@ -231,21 +232,30 @@ def _assign_python(view: StoreView, features: Features, options: Options, trace:
     lines, roots = line_roots(view, features.line_keys, features.line_grams, candidates)
     entries = load_entries(view, candidates, options.members)
     known = known_lines(lines, [roots[c] for c in candidates])
-    verified = dict(zip(candidates, verify_clusters(features, entries, len(candidates), options.members, known)))
+    # Each candidate is compared with the page's lines its members can have (frame.as_seen_by).
+    per = options.members * ENTRIES
+    seen_by = {
+        c: as_seen_by(features, lines, roots[c], members_at(entries, index, options.members))
+        for index, c in enumerate(candidates)
+    }
+    verified = {
+        c: verify_clusters(seen_by[c], entries[index * per : (index + 1) * per], 1, options.members, known)[0]
+        for index, c in enumerate(candidates)
+    }
     share = vote_shares(candidates, top_votes, {c: verified[c][0] for c in candidates}, len(matches))
     cjk = bool(candidates) and cjk_page(features)
     split = [
         c for c in candidates if known and split_article(top_votes.get(c, 0), verified[c][0], share[c], options, cjk)
     ]
     for c in split:  # the lines other clusters have are its own article's: no frame bounds its score
-        unbounded = verify_score(features, members_at(entries, candidates.index(c), options.members), known, False)
+        unbounded = verify_score(seen_by[c], members_at(entries, candidates.index(c), options.members), known, False)
         verified[c] = (max(verified[c][0], unbounded), verified[c][1])
     # Just below verify, whether the page shares a frame with the candidate's members matters (rare).
     frameless = {
         c
         for index, c in enumerate(candidates)
         if whole_text_need(options, frameless=True, cjk=cjk) <= verified[c][0] < options.verify
-        and not shared_frame(features, members_at(entries, index, options.members), known)
+        and not shared_frame(seen_by[c], members_at(entries, index, options.members), known)
     }
     passed = [c for c in candidates if agrees(verified[c][0], share[c], options, c in frameless, cjk)]
     # Below verify on sentence votes: pages of one site must also agree without their frame, and
@@ -256,24 +266,24 @@ def _assign_python(view: StoreView, features: Features, options: Options, trace:
             kept = members_at(entries, candidates.index(c), options.members)
             # Not eased for CJK: the body check is against a site's notices voting (edited ones hide from
             # its frame), and eased it let two stories of one site merge in the popular-story check.
-            if not body_agrees(features, kept, known, eased_need(share[c], options)):
+            if not body_agrees(seen_by[c], kept, known, eased_need(share[c], options)):
                 passed.remove(c)
     # Edits may leave too little containment and too few votes: an edited copy passes on its lines.
     edited = {
         c
         for index, c in enumerate(candidates)
-        if c not in passed and edited_copy(features, members_at(entries, index, options.members), known)
+        if c not in passed and edited_copy(seen_by[c], members_at(entries, index, options.members), known)
     }
     if edited:
         passed = [c for c in candidates if c in edited or c in passed]
     if trace is not None:
         for index, c in enumerate(candidates):
             kept = members_at(entries, index, options.members)
-            frame = sorted(shared_frame(features, kept, known))
+            frame = sorted(shared_frame(seen_by[c], kept, known))
             trace.append({"cluster": roots[c], "sentences": votes[c], "share": share[c], "members": verified[c][1]})
             trace[-1] |= {"frame_lines": frame, "containment": verified[c][0], "passed": c in passed}
-            trace[-1]["members_overlapping"] = members_overlapping(features, kept, known)
-            trace[-1] |= {"unframed_lines": [] if frame or c in split else unframed_lines(features, kept, known)}
+            trace[-1]["members_overlapping"] = members_overlapping(seen_by[c], kept, known)
+            trace[-1] |= {"unframed_lines": [] if frame or c in split else unframed_lines(seen_by[c], kept, known)}
             trace[-1]["split_article"] = c in split
             trace[-1] |= {
                 "edited_copy": c in edited,

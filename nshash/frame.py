@@ -7,10 +7,11 @@ them too, tested against these.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from typing import Final
 
-from nshash.boilerplate import UNSEEN
+from nshash.boilerplate import SHARED_LINE, UNSEEN
 from nshash.edges import chrome_lines, has_line, shares_header
 from nshash.estimate import unframed
 from nshash.fingerprint import Features
@@ -249,6 +250,40 @@ def known_lines(lines: dict[int, int], candidates: Sequence[int]) -> list[int]:
     :func:`~nshash.boilerplate.line_roots`.
     """
     return sorted(index for index, seen in lines.items() if seen != UNSEEN and seen not in candidates)
+
+
+#: Keys tried, from 1, for one that no member's line filter has (:func:`as_seen_by`); none: no line keyed absent.
+ABSENT_KEYS: Final = 4096
+
+
+def as_seen_by(features: Features, lines: dict[int, int], root: int, members: list[Member]) -> Features:
+    """``features`` with the lines cluster ``root``'s ``members`` cannot have keyed so that none of them has them.
+
+    A member keeps its page's lines in a Bloom filter (:func:`~nshash.edges.line_filter`, no list of
+    them): on a page of 300 lines and more (a news site's menus) it is more than half full, a fifth or
+    more of the lines a page does not share test as shared, and the frame found between two pages of
+    one site ran on through their articles.  Every line of a member was noted in its cluster, or as seen
+    in two (:func:`~nshash.boilerplate.record_lines`): a line of ``lines``
+    (:func:`~nshash.boilerplate.line_roots`) noted nowhere or in another cluster alone is none of theirs.
+    Such lines get the smallest key from 1 that no member's filter has (up to :data:`ABSENT_KEYS`).
+    A member page of more than :data:`~nshash.boilerplate.LINE_LIMIT` lines noted only its first and last
+    ones: a line of its middle counts as none of its own here (its sketch still holds it).
+    Measured (2026-12-07, against the filter alone): real chrome around real articles F1 0.926 -> 0.929,
+    the real pages' text forms recall +0.0004 to +0.0006, 47 of 49 corpus files unchanged (two man-page
+    files +-0.0004); with :func:`~nshash.bodies.far_body_agrees`'s frame around more paragraphs of the
+    page's own, the real full pages' precision 0.846 -> 0.917 (two articles of one paywalled site).
+    A 2,048-bit filter did as well at 128 bytes more a member.
+    """
+    absent = [index for index, seen in lines.items() if seen != SHARED_LINE and seen != root]
+    if not absent or not members:
+        return features
+    key = next((k for k in range(1, ABSENT_KEYS + 1) if not any(has_line(m.lines, k) for m in members)), 0)
+    if not key:
+        return features
+    keys = array(features.line_keys.typecode, features.line_keys)
+    for index in absent:
+        keys[index] = key
+    return features._replace(line_keys=keys)
 
 
 def unframed_lines(features: Features, members: list[Member], known: Sequence[int]) -> list[int]:
