@@ -33,7 +33,7 @@ def _article_page(rng: random.Random, site: tuple[list[str], list[str]]) -> str:
 @pytest.mark.parametrize("native", [True, False], ids=["C decision", "Python decision"])
 def test_two_articles_under_a_menu_of_hundreds_of_lines_stay_apart(
     native: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:  # noqa: E501
+) -> None:
     """bodies.FRAME_PARAGRAPH: the frame the two share, seen on no other page yet, is around the second's paragraphs.
 
     The second passes on its votes (the site's notice and its headlines glued, the pages' longest
