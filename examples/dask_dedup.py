@@ -49,11 +49,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None)
             client = Client(cluster)
+            client.wait_for_workers(args.workers, timeout=120)  # on a busy machine they register late
         with client:
             ddf = dd.read_parquet(str(crawl / "*.parquet"))
             ddf["similar_id"] = nshash.dask.similar_ids(ddf, column="content")
             ddf.to_parquet(str(out))
-            print(f"{ddf.npartitions} partitions on {len(client.scheduler_info()['workers'])} workers")
+            # Asked of the scheduler now: scheduler_info() is what the client last heard, maybe before any worker.
+            print(f"{ddf.npartitions} partitions on {len(client.nthreads())} workers")
         if not args.scheduler:
             cluster.close()
 
