@@ -153,6 +153,14 @@ def separator_classes(pattern: str) -> tuple[str, str]:
     return spaced, shape.group(2)
 
 
+def inner_end_marks(pattern: str) -> str:
+    """The marks ``chrome._INNER_END_RE`` (``[.!?](?=\\s)|[MARKS]``) counts wherever they are, for the C."""
+    shape = re.fullmatch(r"\[\.!\?\]\(\?=\\s\)\|\[([^\]\\-]*)\]", pattern)
+    if shape is None:
+        raise SystemExit(f"chrome._INNER_END_RE changed shape ({pattern!r}): update setup.py and nshash/_chrome.h")
+    return shape.group(1)
+
+
 def block_tags(alternatives: str) -> list[str]:
     """``p|br|h[1-6]|...`` written out as names."""
     names: list[str] = []
@@ -241,6 +249,7 @@ def write_tables() -> None:
     spaced, bare = separator_classes(chrome["_SEPARATOR_RE"])
     out += [c_codes("sep_spaced", spaced), c_codes("sep_bare", bare)]
     out.append(c_codes("sentence_ends", sorted(chrome["_SENTENCE_ENDS"])))
+    out.append(c_codes("inner_end_marks", inner_end_marks(chrome["_INNER_END_RE"])))
     out.append(c_codes("closers", sorted(chrome["_CLOSERS"])))
     linebreaks = module_values("linebreaks")
     for name in ("_FLAT_CJK_ENDS", "_FLAT_CJK_CLOSERS", "_FLAT_LATIN_ENDS", "_FLAT_LATIN_CLOSERS"):

@@ -70,19 +70,13 @@ static inline int ends_at(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t len) {
     return len > 1 && in_list(closers, N_CLOSERS, last) && (char_class(s[start + len - 2]) & C_SENT_END);
 }
 
-/* The full stops of other scripts in chrome._INNER_END_RE (text._SCRIPT_ENDS but the Arabic semicolon): danda,
- * double danda, Arabic question mark, Urdu, Armenian, Ethiopic, Myanmar and Khmer full stops. */
-static inline int is_script_end(Py_UCS4 c) {
-    return c == 0x0964 || c == 0x0965 || c == 0x061F || c == 0x06D4 || c == 0x0589 || c == 0x1362 || c == 0x104B ||
-           c == 0x17D4;
-}
-
-/* chrome._INNER_END_RE's matches in s[start:start + len]: [.!?] before whitespace, 。！？ and is_script_end's. */
+/* chrome._INNER_END_RE's matches in s[start:start + len]: [.!?] before whitespace, and its marks (inner_end_marks,
+ * generated from the pattern by setup.py: 。！？ and the full stops of other scripts). */
 static Py_ssize_t inner_ends(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t len) {
     Py_ssize_t count = 0, end = start + len;
     for (Py_ssize_t i = start; i < end; i++) {
         Py_UCS4 c = s[i];
-        if (c == 0x3002 || c == 0xFF01 || c == 0xFF1F || is_script_end(c)) count++;
+        if (in_list(inner_end_marks, N_INNER_END_MARKS, c)) count++;
         else if ((c == '.' || c == '!' || c == '?') && i + 1 < end && Py_UNICODE_ISSPACE(s[i + 1])) count++;
     }
     return count;

@@ -143,7 +143,7 @@ def test_the_regular_expressions_are_the_ones_the_c_follows() -> None:
     assert markdown.URL_LINE_RE.pattern == (
         r"[ \t]*(?:[0-9]+\.[ \t]+)?(?:[a-zA-Z][a-zA-Z0-9+.-]*://|mailto:|javascript:)[^\s]*[ \t]*"
     )
-    assert chrome._INNER_END_RE.pattern == r"[.!?](?=\s)|[。！？।॥؟۔։።။។]"  # _chrome.h's inner_ends, is_script_end
+    assert chrome._INNER_END_RE.pattern == r"[.!?](?=\s)|[。！？।॥؟۔։።။។]"  # setup.py: inner_end_marks
 
 
 # -- FarmHash --------------------------------------------------------------------------------
