@@ -31,17 +31,11 @@ static int far_body_agrees(const doc_lines *d, const doc_text *t, const member *
         }
     if (!framed) return 1;
     if ((double)known < KNOWN_FRAME * (double)chrome) { /* unless a header and footer around more paragraphs */
-        Py_ssize_t first = -1, last = -1, theirs = 0, own = 0;
-        int around = 0;
-        for (Py_ssize_t i = 0; i < d->count; i++) {
-            if (d->frame[i]) {
-                if (first < 0) first = i;
-                last = i;
-            }
+        if (!surrounds(d)) return 1;
+        Py_ssize_t theirs = 0, own = 0;
+        for (Py_ssize_t i = 0; i < d->count; i++)
             if (d->grams[i] >= FRAME_PARAGRAPH) *(d->frame[i] ? &theirs : &own) += d->grams[i];
-        }
-        for (Py_ssize_t i = first; i <= last && !around; i++) around = d->grams[i] > 0 && !d->frame[i];
-        if (!around || theirs >= own) return 1;
+        if (theirs >= own) return 1;
     }
     for (int m = 0; m < count; m++) {
         if (containment(&t->body, &members[m]) + FAR_BODY_ERRORS * containment_error(&t->body, &members[m]) >= need)

@@ -319,6 +319,16 @@ static int is_frame(const doc_lines *d, doc_text *t, const member *m, Py_ssize_t
     return (double)grams < MIDDLE_SHARE * (double)smaller || !edited_middle(d, t, m, head, foot);
 }
 
+/* frame.surrounds: a line with grams outside d->frame, between its first and last lines (a header and a footer). */
+static int surrounds(const doc_lines *d) {
+    Py_ssize_t first = 0, last = d->count - 1;
+    while (first < d->count && !d->frame[first]) first++;
+    while (last >= 0 && !d->frame[last]) last--;
+    for (Py_ssize_t i = first; i < last; i++)
+        if (!d->frame[i] && d->grams[i] > 0) return 1;
+    return 0;
+}
+
 /*
  * frame.as_seen_by: the considered lines (lines[i], noted at line_roots[i]) noted neither in cluster root nor
  * as seen in two clusters get the smallest key from 1 that none of the members' filters has (up to

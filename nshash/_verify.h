@@ -50,18 +50,13 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
         if (!found) continue;
         for (Py_ssize_t i = 0; i < d->count; i++) d->frame[i] |= head[i] | foot[i];
     }
-    /* frame.surrounds: a line with grams outside the frame, between its first and last lines */
-    Py_ssize_t first = 0, last = d->count - 1;
-    while (first < d->count && !d->frame[first]) first++;
-    while (last >= 0 && !d->frame[last]) last--;
-    const int framed = first < d->count;
-    int surrounded = 0;
-    for (Py_ssize_t i = first; i < last && !surrounded; i++) surrounded = !d->frame[i] && d->grams[i] > 0;
+    const int surrounded = surrounds(d);
     /* The known lines and the frame are left out of a second sketch. */
-    int dropped = 0;
+    int dropped = 0, framed = 0;
     for (Py_ssize_t i = 0; i < d->count; i++) {
         t->drop[i] = (unsigned char)(d->frame[i] || t->known[i]);
         dropped |= t->drop[i];
+        framed |= d->frame[i];
     }
     const member *body =
         dropped && count > 0 ? sketch_without(d, t, t->drop, t->drop_sketched, &t->sketched, &t->body) : NULL;
