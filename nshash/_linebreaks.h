@@ -67,9 +67,8 @@ static void edge_lines(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t *first, Py_ssi
 }
 
 /* Where linebreaks._FLAT_END_RE's match at s[i] (line ending at end) ends, the whitespace after it included; 0: none. */
-static Py_ssize_t flat_end(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t *kept) {
+static Py_ssize_t flat_end_at(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t *kept) {
     Py_ssize_t j = i;
-    if (!(char_class(s[i]) & C_FLAT_END)) return 0; /* one lookup for nearly every character */
     if (in_list(flat_cjk_ends, N_FLAT_CJK_ENDS, s[i])) {
         while (j < end && in_list(flat_cjk_ends, N_FLAT_CJK_ENDS, s[j])) j++;
         while (j < end && in_list(flat_cjk_closers, N_FLAT_CJK_CLOSERS, s[j])) j++;
@@ -83,6 +82,11 @@ static Py_ssize_t flat_end(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, Py_ss
     *kept = j;
     while (j < end && Py_UNICODE_ISSPACE(s[j])) j++;
     return j;
+}
+
+/* Called for every character of a page: one lookup inline, the rest only at a sentence end's mark. */
+static inline Py_ssize_t flat_end(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end, Py_ssize_t *kept) {
+    return char_class(s[i]) & C_FLAT_END ? flat_end_at(s, i, end, kept) : 0;
 }
 
 /* s[start:end] written to out at *w, broken after its sentence ends that close a piece of FLAT_PIECE or more. */
