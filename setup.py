@@ -37,6 +37,7 @@ VERIFY = {
     ),
     "bodies": (
         *("KNOWN_FRAME", "CROSS_SITE_ERRORS", "FAR_BODY_ERRORS", "FAR_OWN_GRAMS", "FAR_PAGE_ERRORS", "FRAME_PARAGRAPH"),
+        "OWN_SITE_PARAGRAPHS",
     ),
     "decide": (
         *("LINE_PARAGRAPH", "LINE_CANDIDATE"),

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from nshash._accel import speedups
-from nshash.bodies import KNOWN_FRAME, far_page_score
+from nshash.bodies import KNOWN_FRAME, article_is_shared, far_page_score
 from nshash.edges import at_the_end, has_line, lines_in, shared_chrome
 from nshash.estimate import (
     body_score,
@@ -62,8 +62,9 @@ def member_scores(
     sites sits in the middle of another site's page, where no edge run finds it).  ``known``: the
     document's lines that other clusters have (:func:`~nshash.frame.known_lines`); the page without
     them and its frame, and without them alone when they are all it has of its own
-    (:func:`~nshash.frame.own_article`), is compared too (:func:`~nshash.estimate.body_score`), and on a mostly
-    CJK page the page without them, its frame and its short lines (:func:`~nshash.frame.prose_body`): the
+    (:func:`~nshash.frame.own_article`; against a member of its own site only when
+    :func:`~nshash.bodies.article_is_shared`), is compared too (:func:`~nshash.estimate.body_score`), and on a
+    mostly CJK page the page without them, its frame and its short lines (:func:`~nshash.frame.prose_body`): the
     highest of these counts.  Where no frame is shared, such lines a member has too may be one all the
     same: the whole-text score is then bounded by :func:`~nshash.estimate.unframed_score`.  Not ``bound``
     (:func:`~nshash.decide.split_article`), only against a member whose last lines are among them.  Nor
@@ -75,6 +76,7 @@ def member_scores(
     drop = frame.union(known)
     body = body_sketch(features, drop) if drop and members else None
     article = own_article(features, frame, known) if members else None
+    shared_article = article is not None and article_is_shared(features, frame, known)
     cjk = bool(members) and cjk_page(features)
     prose = prose_body(features, drop) if cjk else None
     scores = []
@@ -92,7 +94,7 @@ def member_scores(
                     known_grams = sum(grams[index] for index in had)
                     score = min(score, unframed_score(body, features.sketch, member.sketch, known_grams, site))
         bodied = 0.0 if body is None else body_score(body, member.sketch, cjk)
-        if article is not None:
+        if article is not None and (shared_article or not site):  # bodies.OWN_SITE_PARAGRAPHS
             bodied = max(bodied, body_score(article, member.sketch, cjk))
         if prose is not None:
             bodied = max(bodied, body_score(prose, member.sketch, cjk))
