@@ -198,31 +198,25 @@ static const member *sketch_without(const doc_lines *d, doc_text *t, const unsig
 /* frame.own_article: the page without its known lines when its own lines (outside d->frame) are almost all
  * known; NULL otherwise.  The known lines are the same for every candidate: sketched once. */
 static const member *own_article(const doc_lines *d, doc_text *t) {
-    Py_ssize_t own = 0, theirs = 0, paragraphs = 0;
+    Py_ssize_t own = 0, theirs = 0, own_paragraphs = 0, frame_paragraphs = 0;
     int framed = 0;
-    t->frame_paragraphs = 0;
     for (Py_ssize_t i = 0; i < d->count; i++) {
         if (d->frame[i]) {
             framed = 1;
-            if (!t->known[i] && d->grams[i] >= FRAME_PARAGRAPH) t->frame_paragraphs += d->grams[i];
+            if (!t->known[i] && d->grams[i] >= FRAME_PARAGRAPH) frame_paragraphs += d->grams[i];
         } else if (d->grams[i] > 0) {
             own += d->grams[i];
             if (t->known[i]) theirs += d->grams[i];
-            if (d->grams[i] >= FRAME_PARAGRAPH) paragraphs += d->grams[i];
+            if (d->grams[i] >= FRAME_PARAGRAPH) own_paragraphs += d->grams[i];
         }
     }
-    t->own_paragraphs = paragraphs; /* bodies.article_is_shared's, for verify_score */
+    t->article_shared = OWN_SITE_PARAGRAPHS * own_paragraphs <= frame_paragraphs; /* bodies.article_is_shared */
     if (!framed || own == 0 || (double)theirs < OWN_KNOWN * (double)own) return NULL;
     if (!t->article_sketched) {
         body_sketch(d, t, t->known, &t->article);
         t->article_sketched = 1;
     }
     return &t->article;
-}
-
-/* bodies.article_is_shared, of the sums own_article took */
-static inline int article_is_shared(const doc_text *t) {
-    return OWN_SITE_PARAGRAPHS * t->own_paragraphs <= t->frame_paragraphs;
 }
 
 /* frame.prose_body: the page without the lines t->drop marks and its lines under PROSE_SHORT grams; NULL when

@@ -131,8 +131,7 @@ typedef struct {
     int sketched;         /* body holds a sketch */
     member body;
     int article_sketched; /* article holds the sketch without the known lines (frame.own_article) */
-    Py_ssize_t own_paragraphs;   /* bodies.paragraph_grams of the lines outside the frame (own_article sums them) */
-    Py_ssize_t frame_paragraphs; /* ... and of the frame's lines not known */
+    int article_shared;   /* bodies.article_is_shared, which own_article finds on its pass over the lines */
     member article;
     unsigned char *prose_drop;          /* per line: drop and the short lines (frame.prose_body) */
     unsigned char *prose_drop_sketched; /* per line: the prose_drop that prose was sketched without */

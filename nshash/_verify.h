@@ -89,7 +89,7 @@ static double verify_score(doc_lines *d, const member *doc, const member *member
             }
         }
         double bodied = body != NULL ? body_score(body, &members[m], doc_cjk(t)) : 0.0;
-        if (article != NULL && (article_is_shared(t) || !site)) { /* bodies.OWN_SITE_PARAGRAPHS */
+        if (article != NULL && (t->article_shared || !site)) { /* bodies.OWN_SITE_PARAGRAPHS */
             double own = body_score(article, &members[m], doc_cjk(t));
             if (own > bodied) bodied = own;
         }
