@@ -52,6 +52,10 @@ DEFAULT_METHODS = ("nshash", "nshash-batch", "original", "simhash", "datasketch-
 LANGS = ("zh", "en")
 #: A chrome of fewer characters (header and footer together) is hardly a site's chrome.
 MIN_CHROME = 200
+#: Where copies are missed: by the article's length in characters (each bucket from its bound up) ...
+LENGTHS = ((0, "under 300"), (300, "300-999"), (1000, "1,000-2,999"), (3000, "3,000 or more"))
+#: ... and by the page's place among its site's pages in the feed (the last bucket: that place and later).
+RANKS = ((1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th-6th"))
 
 
 @dataclass(frozen=True)
@@ -173,14 +177,47 @@ def pair_kinds(docs: Sequence[Doc], pred: Sequence[Any]) -> dict[str, int]:
     return out
 
 
+def missed_copies(docs: Sequence[Doc], pred: Sequence[Any], lengths: dict[str, int]) -> dict[str, list[int]]:
+    """Copies missed, as ``[count, missed]`` by the :data:`LENGTHS` and :data:`RANKS` labels.
+
+    By length: the pairs of one article on two sites (``lengths``: each article's characters), missed when
+    apart.  By rank: the pages whose article an earlier page on another site had, missed when they got
+    none of those pages' labels; a page's rank is its place among its site's pages in the feed.
+
+    >>> docs = [Doc("a", 0, ""), Doc("b", 0, ""), Doc("a", 1, ""), Doc("b", 1, "")]
+    >>> found = missed_copies(docs, [1, 2, 1, 3], {"a": 500, "b": 5000})
+    >>> found["300-999"], found["3,000 or more"], found["1st"], found["2nd"]
+    ([1, 0], [1, 1], [1, 0], [1, 1])
+    """
+    out = {label: [0, 0] for _, label in (*LENGTHS, *RANKS)}
+    seen: Counter[int] = Counter()
+    for i, a in enumerate(docs):
+        seen[a.chrome] += 1
+        length = next(label for bound, label in reversed(LENGTHS) if lengths[a.article] >= bound)
+        rank = next(label for bound, label in reversed(RANKS) if seen[a.chrome] >= bound)
+        earlier = {pred[j] for j in range(i) if docs[j].article == a.article and docs[j].chrome != a.chrome}
+        if earlier:
+            out[rank][0] += 1
+            out[rank][1] += pred[i] not in earlier
+        for j in range(i):
+            if docs[j].article == a.article and docs[j].chrome != a.chrome:
+                out[length][0] += 1
+                out[length][1] += pred[i] != pred[j]
+    return out
+
+
 def score(method: Method, chromes: Sequence[Chrome], articles: dict[str, list[tuple[str, str]]], per: int,
           seeds: Sequence[int], edits: float = 0.0) -> dict[str, Any]:  # fmt: skip
-    """P / R / F1 and the pair kinds of one method, per seed and their means.
+    """P / R / F1 and the pair kinds of one method, per seed and their means; copies missed, summed.
 
     Raises:
         Unavailable: passed on from the method.
     """
-    runs = []
+    lengths: dict[str, int] = {}
+    for lang in articles:
+        for cluster, text in articles[lang]:
+            lengths.setdefault(cluster, len(text))
+    runs, missed = [], {label: [0, 0] for _, label in (*LENGTHS, *RANKS)}
     for seed in seeds:
         docs = make_docs(chromes, articles, per, seed, edits)
         start = time.perf_counter()
@@ -188,8 +225,16 @@ def score(method: Method, chromes: Sequence[Chrome], articles: dict[str, list[tu
         seconds = time.perf_counter() - start
         p, r, f1 = pair_scores(pair_counts([d.article for d in docs], pred))
         runs.append({"seed": seed, "precision": p, "recall": r, "f1": f1, "seconds": seconds, **pair_kinds(docs, pred)})
+        for label, (count, lost) in missed_copies(docs, pred, lengths).items():
+            missed[label] = [missed[label][0] + count, missed[label][1] + lost]
     mean = {key: sum(run[key] for run in runs) / len(runs) for key in runs[0] if key != "seed"}
-    return {"method": method.name, "runs": runs, "mean": mean}
+    return {"method": method.name, "runs": runs, "mean": mean, "missed": missed}
+
+
+def missed_row(res: dict[str, Any]) -> list[str]:
+    """A method's share of copies missed in each :data:`LENGTHS` and :data:`RANKS` bucket, in percent."""
+    cells = [f"{100 * lost / count:.1f}" if count else "-" for count, lost in res["missed"].values()]
+    return [res["method"], *cells]
 
 
 def row(res: dict[str, Any]) -> list[str]:
@@ -236,6 +281,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     columns = ["method", "P / R / F1", "false pairs, one chrome", "false pairs, two sites", "copies joined", "s/run"]
     table = markdown_table(columns, [row(r) for r in results])
     print(table)
+    buckets = [label for _, label in LENGTHS] + [f"site's {label} page" for _, label in RANKS]
+    missed = markdown_table(["method", *buckets], [missed_row(r) for r in results])
+    counts = results[0]["missed"] if results else {}
     env = environment()
     langs = ", ".join(f"{lang} {sum(c.lang == lang for c in chromes)}" for lang in LANGS)
     edited = f" --edits {args.edits:g}" if args.edits else ""
@@ -253,6 +301,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         "different articles put together, on one chrome (one site) or on two.",
         "",
         table,
+        "",
+        "## Where copies are missed",
+        "",
+        "In percent. By the article's length in characters: the share of the pairs of one article on two sites "
+        "left apart (pairs, summed over the seeds: "
+        + ", ".join(f"{label} {counts[label][0]:,}" for _, label in LENGTHS if label in counts)
+        + "). By the page's place among its site's pages in the feed: the share of the pages whose article an "
+        "earlier page on another site had that got none of those pages' labels (pages: "
+        + ", ".join(f"{label} {counts[label][0]:,}" for _, label in RANKS if label in counts)
+        + "). A site's first page is the hardest: none of its chrome has been seen.",
+        "",
+        missed,
         "",
     ]
     payload = {"environment": env, "per": args.per, "seeds": args.seeds, "edits": args.edits, "chromes": len(chromes)}

@@ -9,7 +9,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-from run_realchrome import Chrome, chromes_and_articles, cut_chrome, edit_article, make_docs, pair_kinds
+from run_realchrome import (
+    Chrome,
+    Doc,
+    chromes_and_articles,
+    cut_chrome,
+    edit_article,
+    make_docs,
+    missed_copies,
+    pair_kinds,
+)
 
 FULL = "Site | Home | News\nThe title\nFirst line of the story.\n\nLast line of the story.\nRelated: a, b\n(c) Site"
 MAIN = "The title\nFirst line of the story.\nLast line of the story."
@@ -89,6 +98,21 @@ def test_pair_kinds_counts_each_pair_once() -> None:
         "copies_across_joined": 4,
     }
     assert pair_kinds(docs, [1, 2, 3, 4])["copies_across_joined"] == 0
+
+
+def test_missed_copies_by_length_and_by_the_pages_place_on_its_site() -> None:
+    # Site 0 shows a, b, c, d (its 4th page is d); site 1 shows a, d; site 2 shows a.
+    docs = [Doc(x, site, "") for x, site in [("a", 0), ("b", 0), ("a", 1), ("c", 0), ("a", 2), ("d", 0), ("d", 1)]]
+    lengths = {"a": 100, "b": 100, "c": 100, "d": 2000}
+    found = missed_copies(docs, [1, 2, 1, 3, 9, 4, 5], lengths)
+    # a on sites 0 and 1 joined, on 0 and 2 and on 1 and 2 apart: 3 pairs under 300, 2 missed; d's pair missed.
+    assert found["under 300"] == [3, 2] and found["1,000-2,999"] == [1, 1] and found["300-999"] == [0, 0]
+    # Later copies: a on site 1 (its 1st page, found), a on site 2 (1st, missed), d on site 1 (2nd, missed).
+    assert found["1st"] == [2, 1] and found["2nd"] == [1, 1] and found["4th-6th"] == [0, 0]
+    # A page whose earlier copy sits on its own site is no later copy: d on site 0 came first.
+    assert sum(count for count, _ in found.values()) == 4 + 3
+    # A page with the label of any one earlier copy is found, though another earlier copy has another.
+    assert missed_copies(docs, [1, 2, 7, 3, 7, 4, 4], lengths)["1st"] == [2, 1]
 
 
 def test_docstring_examples() -> None:
