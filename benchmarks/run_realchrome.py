@@ -55,7 +55,7 @@ MIN_CHROME = 200
 #: Where copies are missed: by the article's length in characters (each bucket from its bound up) ...
 LENGTHS = ((0, "under 300"), (300, "300-999"), (1000, "1,000-2,999"), (3000, "3,000 or more"))
 #: ... and by the page's place among its site's pages in the feed (the last bucket: that place and later).
-RANKS = ((1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th-6th"))
+RANKS = ((1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th and later"))
 
 
 @dataclass(frozen=True)
@@ -310,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         + "). By the page's place among its site's pages in the feed: the share of the pages whose article an "
         "earlier page on another site had that got none of those pages' labels (pages: "
         + ", ".join(f"{label} {counts[label][0]:,}" for _, label in RANKS if label in counts)
-        + "). A site's first page is the hardest: none of its chrome has been seen.",
+        + "). On a site's first page, none of its chrome has been seen yet.",
         "",
         missed,
         "",

@@ -108,7 +108,7 @@ def test_missed_copies_by_length_and_by_the_pages_place_on_its_site() -> None:
     # a on sites 0 and 1 joined, on 0 and 2 and on 1 and 2 apart: 3 pairs under 300, 2 missed; d's pair missed.
     assert found["under 300"] == [3, 2] and found["1,000-2,999"] == [1, 1] and found["300-999"] == [0, 0]
     # Later copies: a on site 1 (its 1st page, found), a on site 2 (1st, missed), d on site 1 (2nd, missed).
-    assert found["1st"] == [2, 1] and found["2nd"] == [1, 1] and found["4th-6th"] == [0, 0]
+    assert found["1st"] == [2, 1] and found["2nd"] == [1, 1] and found["4th and later"] == [0, 0]
     # A page whose earlier copy sits on its own site is no later copy: d on site 0 came first.
     assert sum(count for count, _ in found.values()) == 4 + 3
     # A page with the label of any one earlier copy is found, though another earlier copy has another.
