@@ -195,14 +195,12 @@ def missed_copies(docs: Sequence[Doc], pred: Sequence[Any], lengths: dict[str, i
         seen[a.chrome] += 1
         length = next(label for bound, label in reversed(LENGTHS) if lengths[a.article] >= bound)
         rank = next(label for bound, label in reversed(RANKS) if seen[a.chrome] >= bound)
-        earlier = {pred[j] for j in range(i) if docs[j].article == a.article and docs[j].chrome != a.chrome}
+        earlier = [pred[j] for j in range(i) if docs[j].article == a.article and docs[j].chrome != a.chrome]
+        out[length][0] += len(earlier)
+        out[length][1] += sum(label != pred[i] for label in earlier)
         if earlier:
             out[rank][0] += 1
             out[rank][1] += pred[i] not in earlier
-        for j in range(i):
-            if docs[j].article == a.article and docs[j].chrome != a.chrome:
-                out[length][0] += 1
-                out[length][1] += pred[i] != pred[j]
     return out
 
 
