@@ -11,14 +11,13 @@ import pytest
 
 import nshash
 from nshash.errors import StoreCorruptError
+from nshash.stores.blocks import decode_block, encode_block
 from nshash.stores.leveldb_layout import (
     ENTRY_FORMATS,
     FORMAT,
     FORMAT_FILTERED,
     FORMAT_KEY,
     PREFIX,
-    decode_block,
-    encode_block,
 )
 from tests.fleet import article, reprint
 

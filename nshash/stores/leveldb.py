@@ -46,6 +46,7 @@ from nshash.errors import (
 )
 from nshash.migrate import refuse_07_leveldb
 from nshash.stores.base import HashDB
+from nshash.stores.blocks import IN_BLOCK, bitmap_of, encode_block
 from nshash.stores.files import check_file_name, os_error
 from nshash.stores.leveldb_filter import GROUP_SHIFT, KeyFilter
 from nshash.stores.leveldb_layout import (
@@ -57,7 +58,6 @@ from nshash.stores.leveldb_layout import (
     FORMAT,
     FORMAT_FILTERED,
     FORMAT_KEY,
-    IN_BLOCK,
     KEY,
     LEGACY_OPTIONS,
     NEXT_ID,
@@ -67,8 +67,6 @@ from nshash.stores.leveldb_layout import (
     SKETCH,
     VALUE,
     WRITE_BUFFER,
-    bitmap_of,
-    encode_block,
 )
 from nshash.stores.leveldb_view import LeveldbTransaction
 from nshash.stores.view import MAX_KEY, StoreView

@@ -8,10 +8,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from nshash.stores.blocks import IN_BLOCK, decode_block, encode_block
 from nshash.stores.leveldb_filter import GROUP_SHIFT
 from nshash.stores.leveldb_layout import (
     BLOCK_SHIFT,
-    IN_BLOCK,
     KEY,
     META,
     NEXT_ID,
@@ -20,8 +20,6 @@ from nshash.stores.leveldb_layout import (
     SCAN_KEYS,
     SKETCH,
     VALUE,
-    decode_block,
-    encode_block,
 )
 from nshash.stores.view import MAX_KEY, ViewBase, check_items, check_keys, check_table
 
