@@ -20,6 +20,7 @@ import redis
 import nshash
 from nshash.members import ENTRIES, MAX_MEMBERS, entry_keys
 from nshash.stores.redis import BUCKETS, HashDBRedis
+from nshash.stores.redis_layout import BLOCKS
 from nshash.stores.redis_view import GuessView
 from tests.fleet import RedisServer, free_port, labelled_corpus
 
@@ -99,27 +100,77 @@ def test_key_layout_and_counts(stores: list[HashDBRedis], prefix: str, server: r
     assert all(len(field) == 8 for key in fp_keys[:5] for field in server.hkeys(key))
     # The kept counts agree with what is really there.
     assert (a.count("fp"), b.count("parent"), a.count("stat")) == (1500, 1, 0)
-    assert server.hget(f"{tag}:store", "format") == b"nshash.redis/2"
+    assert server.hget(f"{tag}:store", "format") == b"nshash.redis/3"
 
 
-@pytest.mark.parametrize("version", [1, 2])
-def test_a_clusters_members_share_a_bucket_from_format_2(
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_a_clusters_members_share_a_bucket_from_format_2_and_are_a_field_each_from_3(
     redis_server: RedisServer, prefix: str, server: redis.Redis, version: int
 ) -> None:
     tag = "{" + prefix + "}"
-    if version == 1:  # an index made by an earlier release: it keeps its layout
-        server.hset(f"{tag}:store", mapping={"format": "nshash.redis/1", "buckets": BUCKETS, "identity": "ab"})
+    if version < 3:  # an index made by an earlier release: it keeps its layout
+        mapping = {"format": f"nshash.redis/{version}", "buckets": BUCKETS, "identity": "ab"}
+        server.hset(f"{tag}:store", mapping=mapping)
     docs, _ = labelled_corpus(10, seed=5)
     serial = nshash.NSHash()
     with nshash.NSHash(hashdb=HashDBRedis(redis_server.url, prefix=prefix)) as nsh:
         assert [nsh.get_similar(doc) for doc in docs] == [serial.get_similar(doc) for doc in docs]
         assert nsh.stats()["fingerprints"] == serial.stats()["fingerprints"]
+        assert nsh.store.count("sketch") == serial.store.count("sketch")
     buckets = [key for key in server.scan_iter(match=f"{tag}:sketch:*")]
-    entries = sum(server.hlen(key) for key in buckets)
-    assert entries == serial.store.count("sketch")
-    # 10 clusters of up to 3 stored members each: ~10 buckets, or one per entry before.
-    assert len(buckets) <= 10 if version == 2 else len(buckets) > entries * 0.9
+    fields = sum(server.hlen(key) for key in buckets)
+    members = serial.store.count("sketch") // ENTRIES
+    # 10 clusters of up to 3 stored members each: ~10 buckets, or one per entry in format 1.
+    assert len(buckets) <= 10 if version > 1 else len(buckets) > fields * 0.9
+    assert fields == (members if version == 3 else members * ENTRIES)
     assert server.hget(f"{tag}:store", "format") == f"nshash.redis/{version}".encode()
+
+
+def test_a_sketch_block_is_written_on_the_value_it_was_read_with(
+    redis_server: RedisServer, stores: list[HashDBRedis], prefix: str
+) -> None:
+    """Two clients writing entries of one block (format 3) lose neither's, and counts stay exact."""
+    a, b = stores
+    block = entry_keys(7, 1)
+    a.put_many("sketch", [(block[0], 10)])
+    assert b.get_many("sketch", block[:3]) == [10, None, None]  # b remembers the block as {0: 10}
+    a.put_many("sketch", [(block[1], 11)])  # b does not know
+    b.put_many("sketch", [(block[2], -12)])  # on a guess of {0: 10}: refused, then read again and merged
+    assert a.get_many("sketch", block[:4]) == [10, 11, -12, None]  # absent in what a saw: checked
+    with HashDBRedis(redis_server.url, prefix=prefix) as fresh:
+        assert fresh.get_many("sketch", block[:4]) == [10, 11, -12, None]
+        assert fresh.count("sketch") == 3
+    b.delete_many("sketch", block[:2])
+    with HashDBRedis(redis_server.url, prefix=prefix) as fresh:
+        assert (fresh.get_many("sketch", block[:3]), fresh.count("sketch")) == ([None, None, -12], 1)
+    b.delete_many("sketch", [block[2]])
+    with HashDBRedis(redis_server.url, prefix=prefix) as fresh:
+        assert (fresh.get_many("sketch", block[:3]), fresh.count("sketch")) == ([None, None, None], 0)
+
+
+def test_a_block_written_unread_is_checked_and_merged_when_reading_first(stores: list[HashDBRedis]) -> None:
+    # Without a guess, a block written but not read (a new cluster's member) is assumed to be what the
+    # client last saw there, else absent, and the commit checks it: a wrong assumption costs a retry, not a key.
+    a, b = stores
+    a.guess = False
+    block = entry_keys(9, 2)
+    b.put_many("sketch", [(block[0], 1)])
+    a.put_many("sketch", [(block[1], 2)])  # assumed absent: refused, then written on what b left
+    assert (a.conflicts, b.get_many("sketch", block[:3]), b.count("sketch")) == (1, [1, 2, None], 2)
+    a.put_many("sketch", [(block[2], 3)])  # a remembers the block now: no retry
+    assert (a.conflicts, b.get_many("sketch", block[:3]), b.count("sketch")) == (1, [1, 2, 3], 3)
+
+
+def test_a_damaged_sketch_block_is_named(stores: list[HashDBRedis], prefix: str, server: redis.Redis) -> None:
+    a, _ = stores
+    key = entry_keys(3, 0)[0]
+    a.put_many("sketch", [(key, 5)])
+    tag = "{" + prefix + "}"
+    (bucket,) = [name for name in server.scan_iter(match=f"{tag}:sketch:*")]
+    (field,) = server.hkeys(bucket)
+    server.hset(bucket, field, "not a block!")
+    with HashDBRedis(a._url, prefix=prefix) as fresh, pytest.raises(nshash.StoreCorruptError, match="sketch block"):
+        fresh.get_many("sketch", [key])
 
 
 def test_batches_are_pipelined(redis_server: RedisServer, prefix: str) -> None:
@@ -201,10 +252,63 @@ def test_a_client_guesses_on_what_it_last_saw(stores: list[HashDBRedis]) -> None
     assert (a.guessed_right, a.guessed_wrong) == (5, 1)  # put_many too was a (right) guess
 
 
-def test_sketch_words_a_client_saw_are_not_checked_again(stores: list[HashDBRedis]) -> None:
+@pytest.fixture
+def stores_format_2(redis_server: RedisServer, prefix: str, server: redis.Redis) -> Iterator[list[HashDBRedis]]:
+    """:func:`stores` on an index made by a release before format 3 (a sketch entry a field)."""
+    mapping = {"format": "nshash.redis/2", "buckets": BUCKETS, "identity": "ab"}
+    server.hset("{" + prefix + "}:store", mapping=mapping)
+    opened = [HashDBRedis(redis_server.url, prefix=prefix) for _ in range(2)]
+    yield opened
+    for store in opened:
+        store.close()
+
+
+def _checked(view: GuessView) -> list[tuple[str, int]]:
+    return sorted((table, key) for reads in view._reads.values() for table, key, _, _ in reads)
+
+
+def test_a_member_a_client_saw_is_not_checked_again(stores: list[HashDBRedis]) -> None:
+    # Format 3: a member is one block, written whole and once (members.add_member): a block this client
+    # saw needs no check in the commit, unless a key it lacks is read; a block guessed absent does.
+    a, b = stores
+    member = entry_keys(1, 0)  # block 4: keys 256 to 288
+    a.put_many("sketch", [(key, -key) for key in member])
+    a.put_many("fp", [(256, 9)])
+    view = GuessView(a)
+    assert view.get_many("sketch", member) == [-key for key in member]
+    assert view.get_many("fp", [256]) == [9]
+    assert _checked(view) == [("fp", 256)]
+    assert view.get_many("sketch", [296, 320]) == [None, None]  # a key block 4 lacks, and block 5 (unknown)
+    assert _checked(view) == [("fp", 256), (BLOCKS, 4), (BLOCKS, 5)]
+    b.put_many("sketch", [(296, 5)])  # another client adds the key a guessed absent
+    assert a.transaction(lambda view: view.get_many("sketch", [256, 296])) == [-256, 5]
+    assert a.guessed_wrong == 1
+
+
+def test_an_absent_member_is_checked_by_its_block(stores: list[HashDBRedis]) -> None:
+    # Of the members a client guesses absent, the commit checks only the block of the first one.
+    a, b = stores
+    words = [entry_keys(5, member) for member in range(MAX_MEMBERS)]
+    blocks = [member[0] >> 6 for member in words]
+    every = [key for member in words for key in member]
+    view = GuessView(a)
+    assert view.get_many("sketch", every) == [None] * (MAX_MEMBERS * ENTRIES)
+    assert _checked(view) == [(BLOCKS, blocks[0])]
+    b.put_many("sketch", [(key, key) for key in words[0]])  # another client adds member 0
+    assert a.transaction(lambda view: view.get_many("sketch", every)) == [*words[0], *[None] * (3 * ENTRIES)]
+    assert a.guessed_wrong == 1
+    view = GuessView(a)  # a now knows member 0: it checks member 1's block only
+    view.get_many("sketch", every)
+    assert _checked(view) == [(BLOCKS, blocks[1])]
+    b.put_many("sketch", [(key, -key) for key in words[1]])  # ... which b adds next
+    assert a.transaction(lambda view: view.get_many("sketch", every))[ENTRIES : 2 * ENTRIES] == [-k for k in words[1]]
+    assert a.guessed_wrong == 2
+
+
+def test_sketch_words_a_client_saw_are_not_checked_again(stores_format_2: list[HashDBRedis]) -> None:
     # A member's sketch words are written once and never changed (members.add_member): a word
     # this client saw needs no check in the commit; a word it guesses absent does.
-    a, b = stores
+    a, b = stores_format_2
     a.put_many("sketch", [(256, 7), (257, 8)])
     a.put_many("fp", [(256, 9)])
     view = GuessView(a)
@@ -217,10 +321,10 @@ def test_sketch_words_a_client_saw_are_not_checked_again(stores: list[HashDBRedi
     assert a.guessed_wrong == 1
 
 
-def test_an_absent_member_is_checked_by_its_first_word(stores: list[HashDBRedis]) -> None:
+def test_an_absent_member_is_checked_by_its_first_word(stores_format_2: list[HashDBRedis]) -> None:
     # Members are written whole and in order (members.add_member): of the members a client
     # guesses absent, the commit checks only the first word of the first one.
-    a, b = stores
+    a, b = stores_format_2
     words = [entry_keys(5, member) for member in range(MAX_MEMBERS)]
     view = GuessView(a)
     assert view.get_many("sketch", [key for member in words for key in member]) == [None] * (MAX_MEMBERS * ENTRIES)

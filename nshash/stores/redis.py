@@ -171,9 +171,8 @@ class HashDBRedis(HashDB):
         #: First attempts committed on their guess, and guesses found wrong (for monitoring).
         self.guessed_right = 0
         self.guessed_wrong = 0
-        # Recent share of right guesses: guessing costs a run of the decision when
-        # wrong, so a client whose guesses keep failing (other clients write
-        # what it reads) mostly reads first, trying a guess now and then.
+        # Recent share of right guesses: guessing costs a run of the decision when wrong, so a client whose
+        # guesses keep failing (other clients write what it reads) mostly reads first, trying a guess now and then.
         self._guess_rate = 1.0
         # Likewise for ids taken from the counter read (rather than reserved with HINCRBY).
         self._counter_rate = 1.0
@@ -194,11 +193,10 @@ class HashDBRedis(HashDB):
         self._noscript_error: type[Exception] = redis.exceptions.NoScriptError
         self._connection: Any = None
         self._pid = os.getpid()
-        # Set when the server may still hold WATCHes of a finished transaction;
-        # an UNWATCH then rides along with the next command sent.
+        # Set when the server may still hold WATCHes of a finished transaction; an UNWATCH rides with the next command.
         self._stale_watch = False
         self._scripts_loaded = False  # on this connection's server
-        self._known: dict[tuple[str, int], int] = {}  # see `remember`
+        self._known: dict[tuple[str, int], int | str] = {}  # see `remember`
         self._keys = Keys(prefix, BUCKETS if buckets is None else buckets)
         #: The index's identity token and the highest id this client has seen.
         self._identity: bytes | None = None
@@ -211,6 +209,8 @@ class HashDBRedis(HashDB):
 
     # -- protocol ------------------------------------------------------------
     def _get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
+        if table == "sketch" and self._keys.blocks:  # blocks, read as a transaction's view reads them
+            return self.transaction(lambda view: view.get_many(table, keys))
         plan = plan_reads(self._keys, table, dict.fromkeys(keys))
         with self._lock:
             replies = self._roundtrip(hmgets(plan))

@@ -5,6 +5,15 @@ Key layout, for an index with prefix ``P``::
     {P}:store          hash: format, buckets, next_id (the id counter), count:<table>
     {P}:meta           hash: get_meta/set_meta (the index options)
     {P}:<table>:<b>    hash: 8-byte big-endian key -> decimal value, for b in 0..buckets-1
+    {P}:sketch:<b>     (format 3) hash: 8-byte big-endian block -> the block's record, base64
+
+From format 3 the ``sketch`` table is kept a block a field, as LevelDB keeps
+it (:mod:`nshash.stores.blocks`): a cluster member's 33 entries are one field,
+so a page reads a candidate's members as a few fields and writes a new member
+as one, instead of 33 each way.  The record travels base64-encoded, because
+the scripts pass values joined by newlines; its entries are counted in
+``count:sketch`` by the client, which knows each block's value before and
+after its write (checked, or read under WATCH).
 
 Why buckets: ``WATCH`` works on whole Redis keys.  With one hash per table,
 every document written by any client would abort every other client's
@@ -24,18 +33,24 @@ slot (this store itself talks to one server).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import struct
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from nshash.errors import ArgumentTypeError
+from nshash.errors import ArgumentTypeError, StoreCorruptError
+from nshash.stores.blocks import BLOCK_BITS, decode_block, encode_block
 from nshash.stores.view import TABLES, check_keys, check_table
 
 #: The format of a new index.  Format 1 (still read and written) spread the
-#: sketch table's keys like every other table's; format 2 keeps a cluster's
-#: stored members in one bucket (see :meth:`Keys.locate`).
-FORMAT = b"nshash.redis/2"
-FORMATS = (b"nshash.redis/1", FORMAT)
+#: sketch table's keys like every other table's; format 2 (also) keeps a
+#: cluster's stored members in one bucket (see :meth:`Keys.locate`); format 3
+#: keeps each member as one field of that bucket (see the module).
+FORMAT = b"nshash.redis/3"
+FORMATS = (b"nshash.redis/1", b"nshash.redis/2", FORMAT)
+#: The name a format 3 index's sketch blocks go by in a view's reads and a client's memory of values.
+BLOCKS = "sketch/block"
 #: Format 2: ``sketch`` keys that differ only in these low bits share a bucket.
 #: They are ``cluster << 8 | member << 6 | part`` (:func:`nshash.members.entry_keys`), so a
 #: candidate cluster's members are one HMGET of one bucket instead of ~100 buckets.
@@ -64,6 +79,8 @@ class Keys:
     def __init__(self, prefix: str, buckets: int, format: bytes = FORMAT) -> None:
         self.format = format
         self._grouped = format != FORMATS[0]
+        #: Whether the sketch table is kept a block a field (format 3).
+        self.blocks = format == FORMAT
         self.tag = "{" + prefix + "}"
         self.store = f"{self.tag}:store"
         self.meta = f"{self.tag}:meta"
@@ -75,6 +92,11 @@ class Keys:
         field = _KEY.pack(key)
         spread = key >> _GROUPED_BITS if table == "sketch" and self._grouped else key
         return f"{self.tag}:{table}:{((spread * _MIX) & _MASK64) >> self.shift}", field
+
+    def locate_block(self, block: int) -> tuple[str, bytes]:
+        """The Redis hash and field holding a sketch ``block`` (format 3): the bucket of its entries in format 2."""
+        spread = block >> (_GROUPED_BITS - BLOCK_BITS)
+        return f"{self.tag}:sketch:{((spread * _MIX) & _MASK64) >> self.shift}", _KEY.pack(block)
 
     def every(self) -> list[str]:
         """Every key the index may use."""
@@ -124,6 +146,27 @@ def pack(commands: list[Command]) -> bytes:
                 raise ArgumentTypeError(f"cannot send {type(arg).__name__} to Redis")
             out.append(b"$%d\r\n%b\r\n" % (len(data), data))
     return b"".join(out)
+
+
+def encode_value(entries: dict[int, int]) -> str:
+    """A sketch block's field value (format 3): its record, base64 (no newline, never empty)."""
+    return base64.b64encode(encode_block(entries)).decode("ascii")
+
+
+def decode_value(raw: str, where: str) -> dict[int, int]:
+    """:func:`encode_value` reversed; anything else is a :class:`~nshash.StoreCorruptError`."""
+    try:
+        record = base64.b64decode(raw, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise StoreCorruptError(f"{where}: a sketch block that is not base64 ({raw[:40]!r})") from exc
+    return decode_block(record, where)
+
+
+def typed(table: str, raw: bytes) -> int | str | None:
+    """A value as a script's reply carries it (``b""``: absent): a sketch block's text, else an int."""
+    if not raw:
+        return None
+    return raw.decode("ascii") if table == BLOCKS else int(raw)
 
 
 def decode(raw: Any) -> int | None:

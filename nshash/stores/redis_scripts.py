@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from collections.abc import Sequence
 from typing import Any
 
 from nshash.errors import StoreError
@@ -198,9 +199,9 @@ class Program:
         self.writes: list[Any] = []
         # The C and S blobs (see the module's docstring) and their values, built as parts.
         self._checked: list[bytes] = []
-        self._expected: list[int | None] = []
+        self._expected: list[int | str | None] = []
         self._set: list[bytes] = []
-        self._values: list[int] = []
+        self._values: list[int | str] = []
         self._counts: dict[str, int] = {}
 
     def _key(self, key: str) -> int:
@@ -220,12 +221,12 @@ class Program:
         """Write only if the decimal counter in field ``name`` of ``key`` is at least ``least`` (absent: 0)."""
         self.checks += ["M", self._key(key), name, str(least) if least else ""]
 
-    def check(self, key: str, fields: list[bytes], expected: list[int | None]) -> None:
+    def check(self, key: str, fields: list[bytes], expected: Sequence[int | str | None]) -> None:
         """Write only if the 8-byte ``fields`` of ``key`` hold ``expected`` (``None``: absent)."""
         self._checked += [_HEAD.pack(self._key(key), 0, len(fields)), *fields]
         self._expected += expected
 
-    def hset(self, key: str, fields: list[bytes], values: list[int], count: str) -> None:
+    def hset(self, key: str, fields: list[bytes], values: Sequence[int | str], count: str) -> None:
         """HSET the 8-byte ``fields`` to ``values``, adding the fields created to ``count``."""
         counts = self._counts
         at = counts.get(count)
@@ -257,7 +258,7 @@ class Program:
         return ("EVALSHA", APPLY_SHA, len(self.keys), *self.keys, *checks, *writes)
 
 
-def _lines(values: list[int | None] | list[int]) -> str:
+def _lines(values: Sequence[int | str | None]) -> str:
     return "\n".join("" if value is None else str(value) for value in values)
 
 
@@ -270,3 +271,8 @@ def read_command(plan: dict[str, list[tuple[int, bytes]]]) -> Command:
 def read_values(reply: bytes) -> list[int | None]:
     """The values a ``READ`` (or a failed ``APPLY``'s keyed checks) found, in the order asked."""
     return [int(raw) if raw else None for raw in reply.split(b"\n")]
+
+
+def read_raws(reply: bytes) -> list[bytes]:
+    """:func:`read_values` as the server sent them (``b""``: absent)."""
+    return reply.split(b"\n")

@@ -19,8 +19,18 @@ from typing import TYPE_CHECKING, Any
 
 from nshash.errors import StoreError
 from nshash.members import CLUSTER_SHIFT, MEMBER_SHIFT, SKETCH
-from nshash.stores.redis_layout import IDENTITY_FIELDS, Command, Keys, count_field, plan_reads
-from nshash.stores.redis_scripts import Program, read_command, read_values
+from nshash.stores.blocks import BLOCK_BITS
+from nshash.stores.redis_blocks import SketchBlocks
+from nshash.stores.redis_layout import (
+    BLOCKS,
+    IDENTITY_FIELDS,
+    Command,
+    Keys,
+    count_field,
+    plan_reads,
+    typed,
+)
+from nshash.stores.redis_scripts import Program, read_command, read_raws, read_values
 from nshash.stores.view import StoreView, ViewBase, check_items, check_keys, check_table
 
 if TYPE_CHECKING:
@@ -32,6 +42,8 @@ WRITE_ONCE = SKETCH
 _ENTRY_MASK = (1 << MEMBER_SHIFT) - 1
 _MEMBER_STEP = 1 << MEMBER_SHIFT
 _MEMBER_MASK = (1 << CLUSTER_SHIFT) - _MEMBER_STEP
+# A block's member number (format 3): a block is ``cluster << 2 | member``.
+_BLOCK_MEMBER = (1 << (CLUSTER_SHIFT - BLOCK_BITS)) - 1
 
 
 class NotGuessable(StoreError):
@@ -42,13 +54,13 @@ class NotGuessable(StoreError):
 class Seed:
     """What a wrong guess found: values read atomically under WATCH, for the next attempt."""
 
-    values: dict[tuple[str, int], int | None] = field(default_factory=dict)
+    values: dict[tuple[str, int], int | str | None] = field(default_factory=dict)
     watched: set[str] = field(default_factory=set)
     #: Whether every key held what was guessed (so only the id counter or the identity was wrong).
     as_guessed: bool = True
 
 
-def remember(store: HashDBRedis, values: Iterable[tuple[tuple[str, int], int | None]]) -> None:
+def remember(store: HashDBRedis, values: Iterable[tuple[tuple[str, int], int | str | None]]) -> None:
     """Note what keys hold (``None``: absent), for the store's next guesses (:attr:`HashDBRedis.remember`)."""
     known = store._known
     for place, value in values:
@@ -62,9 +74,13 @@ def remember(store: HashDBRedis, values: Iterable[tuple[tuple[str, int], int | N
             del known[place]
 
 
-def remember_writes(store: HashDBRedis, writes: dict[str, dict[int, int | None]]) -> None:
+def remember_writes(
+    store: HashDBRedis, writes: dict[str, dict[int, int | None]], blocks: dict[int, str | None]
+) -> None:
     for table, items in writes.items():
-        remember(store, (((table, key), value) for key, value in items.items()))
+        if not (blocks and table == SKETCH):
+            remember(store, (((table, key), value) for key, value in items.items()))
+    remember(store, (((BLOCKS, block), raw) for block, raw in blocks.items()))
 
 
 def _add_writes(
@@ -93,7 +109,7 @@ def _add_writes(
         program.command(command)
 
 
-class _Buffer(ViewBase):
+class _Buffer(SketchBlocks, ViewBase):
     """Writes buffered until commit, and the checks every view applies."""
 
     reads_through = True  # NSHash's C decision reads through this view (nshash.native.ReadThrough)
@@ -105,19 +121,35 @@ class _Buffer(ViewBase):
         self._writes: dict[str, dict[int, int | None]] = {}  # None: delete
         self._meta_values: dict[str, str | None] = {}
         self._meta_writes: dict[str, str] = {}
+        self._init_blocks(self._keys)
 
     def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
         check_table(table)
+        checked = list(check_items(items))  # a bad key is rejected now, not at commit
+        if table == SKETCH and self._blocked:  # a block is written whole: its entries first
+            self._load((key for key, _ in checked), writing=True)
         writes = self._writes.setdefault(table, {})
-        for key, value in check_items(items):  # a bad key is rejected now, not at commit
+        for key, value in checked:
             writes[key] = self._values[table, key] = int(value)
 
     def delete_many(self, table: str, keys: Sequence[int]) -> None:
         check_table(table)
         check_keys(keys)
+        if table == SKETCH and self._blocked:
+            self._load(keys, writing=True)
         writes = self._writes.setdefault(table, {})
         for key in keys:
             writes[key] = self._values[table, key] = None
+
+    def _add_writes(self, program: Program, extras: list[Command]) -> None:
+        writes = self._writes
+        if self._blocked and SKETCH in writes:
+            self._add_block_writes(program)
+            writes = {table: items for table, items in writes.items() if table != SKETCH}
+        _add_writes(program, self._keys, writes, self._meta_writes, extras)
+
+    def _remember_writes(self) -> None:
+        remember_writes(self._store, self._writes, self._blocks_out if self._blocked else {})
 
     def set_meta(self, key: str, value: str) -> None:
         self._meta_writes[key] = self._meta_values[key] = value
@@ -128,7 +160,9 @@ class _Buffer(ViewBase):
 
     def _program(self) -> Program:
         program = Program(self._keys.store)
-        _add_writes(program, self._keys, self._writes, self._meta_writes, self._store._commit_extras())
+        if self._blocked:
+            self._blocks_out = self._block_changes()
+        self._add_writes(program, self._store._commit_extras())
         return program
 
 
@@ -144,17 +178,20 @@ class GuessView(_Buffer):
     def __init__(self, store: HashDBRedis) -> None:
         super().__init__(store)
         # bucket -> (table, key, field, value guessed) read there
-        self._reads: dict[str, list[tuple[str, int, bytes, int | None]]] = {}
+        self._reads: dict[str, list[tuple[str, int, bytes, int | str | None]]] = {}
         self._counter = store._high_water
         self._ids = 0
-        # Members (their first sketch key) whose absence the commit checks or that check implies.
+        # Members (their first sketch key; format 3: their block) whose absence the commit checks or that check implies.
         self._absent: set[int] = set()
+        self._checked: set[int] = set()  # format 3: the blocks the commit checks
 
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         check_table(table)
+        if table == SKETCH and self._blocked:
+            return self._get_sketch(keys)
         check_keys(keys)
         values = self._values
-        known = self._store._known
+        known: dict[tuple[str, int], Any] = self._store._known  # ints: only BLOCKS' values are str
         new = []
         for key in keys:
             if (table, key) not in values:
@@ -193,6 +230,29 @@ class GuessView(_Buffer):
                 absent.add(base)
         return out
 
+    def _load_blocks(self, blocks: list[int]) -> None:
+        """Guess each block is what this client last saw, else absent: as :meth:`_sketch_checks`, a block at a time."""
+        known, absent = self._store._known, self._absent
+        for block in sorted(blocks):
+            raw = known.get((BLOCKS, block))
+            self._set_block(block, raw if isinstance(raw, str) else None)
+            if raw is not None:
+                continue
+            if block & _BLOCK_MEMBER and (block - 1) in absent:
+                absent.add(block)
+                continue
+            absent.add(block)
+            self._check_block(block)
+
+    def _read_absent(self, block: int) -> None:
+        self._check_block(block)
+
+    def _check_block(self, block: int) -> None:
+        if block not in self._checked:
+            self._checked.add(block)
+            bucket, name = self._keys.locate_block(block)
+            self._reads.setdefault(bucket, []).append((BLOCKS, block, name, self._raws[block]))
+
     def get_meta(self, key: str) -> str | None:
         raise NotGuessable("metadata is read on real values")
 
@@ -210,9 +270,14 @@ class GuessView(_Buffer):
             program.command(("HSET", self._keys.store, "next_id", self._counter + self._ids))
         else:  # other clients taking ids changes nothing here; a counter gone back means lost data
             program.check_at_least(self._keys.store, "next_id", self._counter)
+        if self._blocked:
+            # A block is written whole, on the value guessed for it: that must be the one there.
+            self._blocks_out = self._block_changes()
+            for block in self._blocks_out:
+                self._check_block(block)
         for bucket, reads in self._reads.items():
             program.check(bucket, [name for _, _, name, _ in reads], [value for _, _, _, value in reads])
-        _add_writes(program, self._keys, self._writes, self._meta_writes, store._commit_extras())
+        self._add_writes(program, store._commit_extras())
         if not self._reads and program.empty:
             return None
         watch: list[Command] = [("WATCH", *self._reads)] if self._reads else []
@@ -222,7 +287,7 @@ class GuessView(_Buffer):
                 if self._ids:
                     store._check_new_id(self._counter + self._ids)
                 store._stale_watch = store._stale_watch or bool(watch)
-                remember_writes(store, self._writes)
+                self._remember_writes()
                 return None
             format_, identity, lost, counter = reply[1]
             store._check_identity([format_, identity, counter, lost])
@@ -231,8 +296,8 @@ class GuessView(_Buffer):
             raise
         seed = Seed(watched=set(self._reads))
         guessed = (read for group in self._reads.values() for read in group)
-        for (table, key, _, guess), value in zip(guessed, read_values(reply[2])):
-            seed.values[table, key] = value
+        for (table, key, _, guess), raw in zip(guessed, read_raws(reply[2])):
+            seed.values[table, key] = value = typed(table, raw)
             seed.as_guessed = seed.as_guessed and value == guess
         remember(store, seed.values.items())
         return seed
@@ -277,8 +342,13 @@ class RedisView(_Buffer):
         self._ids = 0
         #: Whether the commit failed because another client took ids meanwhile.
         self.id_conflict = False
+        self._assumed: list[int] = []  # format 3: blocks written on a value assumed (see _assume_blocks)
         if seed is not None:
-            self._values.update(seed.values)
+            for place, value in seed.values.items():
+                if place[0] == BLOCKS:
+                    self._set_block(place[1], value if isinstance(value, str) else None)
+                else:
+                    self._values[place] = value if isinstance(value, int) else None
             self._watched |= seed.watched
             self._checked = True  # the guess's reply was checked
             self._counter = store._high_water
@@ -318,7 +388,32 @@ class RedisView(_Buffer):
         for place, value in zip(read, values):
             self._values.setdefault(place, value)
 
+    def _assume_blocks(self, blocks: list[int]) -> None:
+        """Blocks written unread (a new cluster's first member, mostly): each is what this client last saw there,
+        else absent, which the commit checks instead of a round trip now (it remembers the real value if not)."""
+        known = self._store._known
+        for block in blocks:
+            raw = known.get((BLOCKS, block))
+            self._set_block(block, raw if isinstance(raw, str) else None)
+            self._assumed.append(block)
+
+    def _load_blocks(self, blocks: list[int]) -> None:
+        plan: dict[str, list[tuple[int, bytes]]] = {}
+        for block in blocks:
+            bucket, name = self._keys.locate_block(block)
+            plan.setdefault(bucket, []).append((block, name))
+        watch = self._watch(plan)
+        raws = read_raws(self._call([*watch, read_command(plan)])[-1])
+        read = [block for group in plan.values() for block, _ in group]
+        found = [((BLOCKS, block), typed(BLOCKS, raw)) for block, raw in zip(read, raws)]
+        remember(self._store, found)
+        for (_, block), value in found:
+            self._set_block(block, value if isinstance(value, str) else None)
+
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
+        if table == SKETCH and self._blocked:
+            check_table(table)
+            return self._get_sketch(keys)
         missing = [key for key in dict.fromkeys(keys) if (table, key) not in self._values]
         if missing:
             self._fetch(table, missing)
@@ -349,6 +444,11 @@ class RedisView(_Buffer):
     def commit(self) -> bool:
         """Send the buffered writes in one MULTI/EXEC; ``False`` if a watched key changed."""
         program = self._program()
+        assumed = [block for block in self._assumed if block in self._blocks_out]
+        for block in assumed:
+            bucket, name = self._keys.locate_block(block)
+            program.check(bucket, [name], [self._raws[block]])
+        counter = ""
         if self._ids and self._counter is not None:
             counter = str(self._counter) if self._counter else ""
             program.check_named(self._keys.store, ["next_id"], [counter])
@@ -366,9 +466,15 @@ class RedisView(_Buffer):
             return False
         self._store._raise_first_error(result)
         if writes and result[0][0] == 0:
-            self.id_conflict = True
+            _, named, keyed = result[0]
+            if assumed:  # the next attempt writes them on what is there
+                remember(
+                    self._store,
+                    [((BLOCKS, block), typed(BLOCKS, raw)) for block, raw in zip(assumed, read_raws(keyed))],
+                )
+            self.id_conflict = bool(named) and (named[0] or b"").decode() != counter
             return False
         if self._ids and self._counter is not None:
             self._store._check_new_id(self._counter + self._ids)
-        remember_writes(self._store, self._writes)
+        self._remember_writes()
         return True
