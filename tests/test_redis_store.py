@@ -576,6 +576,14 @@ def test_foreign_keys_under_the_prefix_are_refused(
     assert {key: server.dump(key) for key in server.scan_iter(match=f"{tag}:*")} == before  # untouched
 
 
+def test_an_index_of_a_later_format_asks_for_an_upgrade(
+    redis_server: RedisServer, prefix: str, server: redis.Redis
+) -> None:
+    server.hset("{" + prefix + "}:store", mapping={"format": "nshash.redis/9", "buckets": 16, "identity": "ab"})
+    with pytest.raises(nshash.StoreCorruptError, match=r"redis/9'.*newer nshash made it; upgrade nshash"):
+        HashDBRedis(redis_server.url, prefix=prefix)
+
+
 def test_foreign_value_in_a_bucket_is_reported(stores: list[HashDBRedis], prefix: str, server: redis.Redis) -> None:
     a, _ = stores
     a.put("fp", 1, 1)

@@ -169,8 +169,7 @@ class HashDBRedis(HashDB):
         #: Transactions retried because another client changed what they read (for monitoring).
         self.conflicts = 0
         #: First attempts committed on their guess, and guesses found wrong (for monitoring).
-        self.guessed_right = 0
-        self.guessed_wrong = 0
+        self.guessed_right = self.guessed_wrong = 0
         # Recent share of right guesses: guessing costs a run of the decision when wrong, so a client whose
         # guesses keep failing (other clients write what it reads) mostly reads first, trying a guess now and then.
         self._guess_rate = 1.0
@@ -340,7 +339,9 @@ class HashDBRedis(HashDB):
                     ]
                 )[-1]
         if found[0] not in FORMATS:
-            raise StoreCorruptError(f"{self.describe()}: keys under this prefix have format {found[0]!r}, not ours")
+            newer = found[0].startswith(b"nshash.redis/")  # a later release's: upgrade rather than misread it
+            why = "a newer nshash made it; upgrade nshash" if newer else "not ours"
+            raise StoreCorruptError(f"{self.describe()}: keys under this prefix have format {found[0]!r}, {why}")
         try:
             stored = int(found[1])
         except (TypeError, ValueError):
@@ -432,8 +433,7 @@ class HashDBRedis(HashDB):
                 "a document whose get_similar failed here may be retried safely"
             ) from exc
         except BaseException:
-            # Interrupted between replies (KeyboardInterrupt): unread replies would
-            # be taken for the answers to the next commands, so drop the connection.
+            # Interrupted between replies (KeyboardInterrupt): unread ones would answer the next commands.
             self._drop_connection()
             raise
         replies = replies[skip:]
