@@ -162,19 +162,29 @@ static inline uint32_t piece_key(uint32_t line_key) {
     return (uint32_t)((uint64_t)line_key * PIECE_MUL + PIECE_ADD); /* mod 2**64, then 2**32: as & 0xFFFFFFFF */
 }
 
+/* fingerprint.line_key of the last PIECE_SUFFIX characters of a normalised line of more (line_mark and its UTF-8 at
+ * o[0:end - o], hashed already): they are its last bytes, from the PIECE_SUFFIX-th byte from its end that does not
+ * continue a character, and line_mark is written over the byte before them.  Normalising the suffix again, and
+ * finding where it starts in the piece, were over a third of put_flat_piece's instructions. */
+static uint32_t suffix_key(unsigned char *o, unsigned char *end, Py_ssize_t chars) {
+    unsigned char *from = end;
+    if (end - o - LINE_MARK_LEN == chars) from -= PIECE_SUFFIX; /* a byte a character */
+    else
+        for (int left = PIECE_SUFFIX; left > 0;) left -= (*--from & 0xC0) != 0x80;
+    memcpy(from - LINE_MARK_LEN, line_mark, LINE_MARK_LEN);
+    return marked_key(from - LINE_MARK_LEN, end, PIECE_SUFFIX);
+}
+
 /* One piece of pieces.flat_pieces: j[a:b], keyed by its last PIECE_SUFFIX normalised characters and whole, appended
  * to out with the keyed lines it lies in (starts: where each begins in j).  0, or -1 (MemoryError set). */
 static int put_flat_piece(const Py_UCS4 *j, Py_ssize_t a, Py_ssize_t b, const Py_ssize_t *starts, Py_ssize_t lines,
-                     Py_ssize_t *line, scratch *buf, uint32_t *out, Py_ssize_t *count) {
-    Py_ssize_t from = b, kept = 0;
-    while (from > a && kept < PIECE_SUFFIX)
-        if (!(char_class(j[--from]) & C_NOISE)) kept++;
-    if (kept == 0) return 0; /* nothing but noise: no key */
-    uint32_t key, whole;
+                          Py_ssize_t *line, scratch *buf, uint32_t *out, Py_ssize_t *count) {
     Py_ssize_t chars;
-    if (line_key_of(j + a, b - a, buf, &whole, &chars) < 0) return -1;
-    if (chars <= PIECE_SUFFIX) key = whole;
-    else if (line_key_of(j + from, b - from, buf, &key, &chars) < 0) return -1;
+    unsigned char *end = normalise_line(j + a, b - a, buf, &chars);
+    if (end == NULL) return -1;
+    if (chars == 0) return 0; /* nothing but noise: no key */
+    uint32_t whole = marked_key(buf->data, end, chars);
+    uint32_t key = chars <= PIECE_SUFFIX ? whole : suffix_key(buf->data, end, chars);
     while (*line + 1 < lines && starts[*line + 1] <= a) (*line)++;
     Py_ssize_t last = *line;
     while (last + 1 < lines && starts[last + 1] <= b - 1) last++;

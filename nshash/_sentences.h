@@ -349,11 +349,11 @@ static inline unsigned char *put_normalised(unsigned char *p, Py_UCS4 c, Py_ssiz
     return kept ? next : p;
 }
 
-/* fingerprint.line_key of s[0:len] normalised (noise removed, ASCII lower-cased), and in *chars the normalised
- * line's length; -1 (MemoryError set) when out of memory. */
-static inline int line_key_of(const Py_UCS4 *s, Py_ssize_t len, scratch *buf, uint32_t *key, Py_ssize_t *chars) {
+/* s[0:len] normalised (noise removed, ASCII lower-cased), as UTF-8 after line_mark at buf's start, its length in
+ * characters in *chars; where it ends, or NULL (MemoryError set) when out of memory. */
+static inline unsigned char *normalise_line(const Py_UCS4 *s, Py_ssize_t len, scratch *buf, Py_ssize_t *chars) {
     unsigned char *o = reserve(buf, LINE_MARK_LEN + 4 * (size_t)len);
-    if (o == NULL) return -1;
+    if (o == NULL) return NULL;
     memcpy(o, line_mark, LINE_MARK_LEN);
     unsigned char *p = o + LINE_MARK_LEN;
     Py_ssize_t count = 0, i = 0;
@@ -372,7 +372,20 @@ static inline int line_key_of(const Py_UCS4 *s, Py_ssize_t len, scratch *buf, ui
     }
     for (; i < len; i++) p = put_normalised(p, s[i], &count);
     *chars = count;
-    *key = count ? (uint32_t)(fingerprint64(o, (size_t)(p - o)) & 0xFFFFFFFFULL) : 0;
+    return p;
+}
+
+/* fingerprint.line_key of a normalised line of chars characters, line_mark and its UTF-8 at o[0:end - o]. */
+static inline uint32_t marked_key(const unsigned char *o, const unsigned char *end, Py_ssize_t chars) {
+    return chars ? (uint32_t)(fingerprint64(o, (size_t)(end - o)) & 0xFFFFFFFFULL) : 0;
+}
+
+/* fingerprint.line_key of s[0:len] normalised, and in *chars the normalised line's length; -1 (MemoryError set)
+ * when out of memory. */
+static inline int line_key_of(const Py_UCS4 *s, Py_ssize_t len, scratch *buf, uint32_t *key, Py_ssize_t *chars) {
+    unsigned char *end = normalise_line(s, len, buf, chars);
+    if (end == NULL) return -1;
+    *key = marked_key(buf->data, end, *chars);
     return 0;
 }
 
