@@ -89,12 +89,18 @@ static inline Py_ssize_t flat_end(const Py_UCS4 *s, Py_ssize_t i, Py_ssize_t end
     return char_class(s[i]) & C_FLAT_END ? flat_end_at(s, i, end, kept) : 0;
 }
 
+/* Whether s[0:n] weighs limit or more: every character weighs 1 or more, so one of limit characters or more is
+ * not read (its CJK characters, counted at each sentence end, were a seventh of segment_pieces' instructions). */
+static inline int weighs(const Py_UCS4 *s, Py_ssize_t n, Py_ssize_t limit) {
+    return n >= limit || weight(s, n) >= limit;
+}
+
 /* s[start:end] written to out at *w, broken after its sentence ends that close a piece of FLAT_PIECE or more. */
 static void break_line(const Py_UCS4 *s, Py_ssize_t start, Py_ssize_t end, Py_UCS4 *out, Py_ssize_t *w) {
     Py_ssize_t o = *w;
     for (Py_ssize_t i = start, piece = start; i < end;) {
         Py_ssize_t kept, next = flat_end(s, i, end, &kept);
-        if (next == 0 || next == end || weight(s + piece, kept - piece) < FLAT_PIECE) {
+        if (next == 0 || next == end || !weighs(s + piece, kept - piece, FLAT_PIECE)) {
             /* no end here, one at the line's end, or a piece too light to be a line: it goes on */
             Py_ssize_t to = next == 0 ? i + 1 : next;
             while (i < to) out[o++] = s[i++];
@@ -241,7 +247,7 @@ static int segment_pieces(const Py_UCS4 *s, Py_ssize_t n, const unsigned char *k
             i++;
             continue;
         }
-        if (next < len && weight(j + start, kept - start) >= FLAT_PIECE) {
+        if (next < len && weighs(j + start, kept - start, FLAT_PIECE)) {
             if (put_flat_piece(j, start, kept, starts, lines, &line, buf, *out, count) < 0) goto done;
             start = next;
         }
