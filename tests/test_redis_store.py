@@ -556,6 +556,20 @@ def test_buckets_are_fixed_at_creation(redis_server: RedisServer, prefix: str) -
         HashDBRedis(redis_server.url, prefix=prefix, buckets=64)
 
 
+@pytest.mark.parametrize("guess", [True, False])
+def test_thousands_of_fields_in_one_bucket(redis_server: RedisServer, prefix: str, guess: bool) -> None:
+    # The scripts read and write a bucket's fields in slices (Lua's unpack takes a few thousand values).
+    with (
+        HashDBRedis(redis_server.url, prefix=prefix, buckets=1) as one,
+        HashDBRedis(redis_server.url, prefix=prefix) as two,
+    ):
+        one.put_many("fp", [(key, key + 1) for key in range(2500)])
+        two.guess = guess
+        keys = list(range(2600))
+        assert two.transaction(lambda view: view.get_many("fp", keys)) == [*range(1, 2501), *[None] * 100]
+        assert two.count("fp") == 2500
+
+
 @pytest.mark.parametrize(
     "plant",
     [

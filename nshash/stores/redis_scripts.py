@@ -77,8 +77,9 @@ local function groups(blob)
   end
   return out
 end
--- In slices: unpack() takes a few thousand values at most.
+-- In slices: unpack() takes a few thousand values at most (most buckets a page reads hold one or two).
 local function hmget(key, names)
+  if #names <= 1000 then return redis.call('HMGET', key, unpack(names)) end
   local out = {}
   for i = 1, #names, 1000 do
     local part = redis.call('HMGET', key, unpack(names, i, math.min(i + 999, #names)))
