@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from nshash.members import SKETCH
 from nshash.stores.blocks import BLOCK_BITS, IN_BLOCK
 from nshash.stores.redis_layout import BLOCKS, Keys, count_field, decode_value, encode_value
-from nshash.stores.redis_scripts import Program
+from nshash.stores.redis_scripts import Program, write_fields
 from nshash.stores.view import check_keys
 
 if TYPE_CHECKING:
@@ -40,6 +40,7 @@ class SketchBlocks:
         self._bases: dict[int, dict[int, int]] = {}
         self._raws: dict[int, str | None] = {}
         self._blocks_out: dict[int, str | None] = {}
+        self._sizes_out: dict[int, int] = {}  # entries in each of them
 
     def _load_blocks(self, blocks: list[int]) -> None:
         """Read (or guess) ``blocks``, none of them loaded yet, into :meth:`_set_block`."""
@@ -90,29 +91,18 @@ class SketchBlocks:
             else:
                 entries[key & IN_BLOCK] = value
         out = {}
+        self._sizes_out = {}
         for block, entries in changed.items():
             raw = encode_value(entries) if entries else None
             if raw != self._raws[block]:
                 out[block] = raw
+                self._sizes_out[block] = len(entries)
         return out
 
     def _add_block_writes(self, program: Program) -> None:
         """The changed blocks as HSETs (and HDELs of emptied ones), and the change in the entries' count."""
-        sets: dict[str, tuple[list[bytes], list[str]]] = {}
-        gone: dict[str, list[bytes]] = {}
-        added = 0
-        for block, raw in self._blocks_out.items():
-            bucket, name = self._keys.locate_block(block)
-            added += (0 if raw is None else len(decode_value(raw, ""))) - len(self._bases[block])
-            if raw is None:
-                gone.setdefault(bucket, []).append(name)
-            else:
-                names, values = sets.setdefault(bucket, ([], []))
-                names.append(name)
-                values.append(raw)
-        for bucket, (names, values) in sets.items():
-            program.hset(bucket, names, values, BLOCK_COUNT)
-        for bucket, names in gone.items():
-            program.hdel(bucket, names, BLOCK_COUNT)
+        placed = ((*self._keys.locate_block(block), raw) for block, raw in self._blocks_out.items())
+        write_fields(program, placed, BLOCK_COUNT)
+        added = sum(self._sizes_out.values()) - sum(len(self._bases[block]) for block in self._blocks_out)
         if added:
             program.command(("HINCRBY", self._keys.store, count_field(SKETCH), added))

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from nshash.errors import StoreError
@@ -257,6 +257,23 @@ class Program:
         if self._set:
             writes = ["S", "\n".join(self._counts), b"".join(self._set), _lines(self._values), *writes]
         return ("EVALSHA", APPLY_SHA, len(self.keys), *self.keys, *checks, *writes)
+
+
+def write_fields(program: Program, fields: Iterable[tuple[str, bytes, int | str | None]], count: str) -> None:
+    """``(bucket, field, value)`` as one HSET per bucket (``None``: an HDEL), the fields made or gone in ``count``."""
+    sets: dict[str, tuple[list[bytes], list[int | str]]] = {}
+    gone: dict[str, list[bytes]] = {}
+    for bucket, name, value in fields:
+        if value is None:
+            gone.setdefault(bucket, []).append(name)
+        else:
+            names, values = sets.setdefault(bucket, ([], []))
+            names.append(name)
+            values.append(value)
+    for bucket, (names, values) in sets.items():
+        program.hset(bucket, names, values, count)
+    for bucket, names in gone.items():
+        program.hdel(bucket, names, count)
 
 
 def _lines(values: Sequence[int | str | None]) -> str:

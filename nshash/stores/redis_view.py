@@ -30,7 +30,7 @@ from nshash.stores.redis_layout import (
     plan_reads,
     typed,
 )
-from nshash.stores.redis_scripts import Program, read_command, read_raws, read_values
+from nshash.stores.redis_scripts import Program, read_command, read_raws, read_values, write_fields
 from nshash.stores.view import StoreView, ViewBase, check_items, check_keys, check_table
 
 if TYPE_CHECKING:
@@ -88,21 +88,8 @@ def _add_writes(
 ) -> None:
     """The buffered writes as ``APPLY`` operations: one HSET/HDEL per bucket, counts kept by the script."""
     for table, items in writes.items():
-        buckets: dict[str, tuple[list[bytes], list[int]]] = {}
-        gone: dict[str, list[bytes]] = {}
-        for key, value in items.items():
-            bucket, name = keys.locate(table, key)
-            if value is None:
-                gone.setdefault(bucket, []).append(name)
-            else:
-                names, values = buckets.setdefault(bucket, ([], []))
-                names.append(name)
-                values.append(value)
-        count = count_field(table)
-        for bucket, (names, values) in buckets.items():
-            program.hset(bucket, names, values, count)
-        for bucket, names in gone.items():
-            program.hdel(bucket, names, count)
+        placed = ((*keys.locate(table, key), value) for key, value in items.items())
+        write_fields(program, placed, count_field(table))
     if meta:
         program.command(("HSET", keys.meta, *(part for item in meta.items() for part in item)))
     for command in extras:
