@@ -334,6 +334,7 @@ setup(
                 "nshash/_table_type.h",
                 "nshash/_assign.h",
                 "nshash/_assign_stores.h",
+                "nshash/_votes.h",
                 "nshash/_sketch.h",
                 "nshash/_blocks.h",
                 "nshash/_packed.h",

@@ -10,50 +10,13 @@
  * ids past the 64-bit entry keys.  (Merges were handed back too: 1% of the
  * speed benchmark's pages, 8% of its time.)  Included by _speedups.c after
  * the tables (_inttable.h, _blocks.h) and verification (_verify.h); what it reads and
- * writes them with, and its arguments, are in _assign_stores.h.  Tests compare the two
- * paths' ids, scores and tables.
+ * writes them with, and its arguments, are in _assign_stores.h, how sentences vote in
+ * _votes.h.  Tests compare the two paths' ids, scores and tables.
  */
 #ifndef NSHASH_ASSIGN_H
 #define NSHASH_ASSIGN_H
 #include "_assign_stores.h"
-
-static inline int64_t head_or_tail(int64_t head, int64_t tail) {
-    if (head != ABSENT && head != 0) return head;
-    return tail != ABSENT && tail != 0 ? tail : 0;
-}
-
-typedef struct {
-    int64_t id;
-    int votes, top;
-} tally;
-
-/* votes.sentence_votes: the clusters the sentences point to, with how many of all and of the top n. */
-static int sentence_votes(const int64_t *values, int looked, int top, tally *out) {
-    int found = 0;
-    for (int i = 0; i < looked; i++) {
-        int64_t match = head_or_tail(values[2 * i], values[2 * i + 1]);
-        if (match == 0) continue;
-        int at = 0;
-        while (at < found && out[at].id != match) at++;
-        if (at == found) out[found++] = (tally){match, 0, 0};
-        out[at].votes++;
-        if (i < top) out[at].top++;
-    }
-    for (int i = 0; i < looked; i++) { /* votes.sentence_votes: a tail that leads elsewhere, one vote */
-        int64_t head = head_or_tail(values[2 * i], 0), tail = head_or_tail(values[2 * i + 1], 0);
-        if (head == 0 || tail == 0 || tail == head) continue;
-        int at = 0;
-        while (at < found && out[at].id != tail) at++;
-        if (at == found) out[found++] = (tally){tail, 1, 0};
-    }
-    return found;
-}
-
-static int tally_order(const void *a, const void *b) { /* (-votes, -id): decide.MAX_CANDIDATES */
-    const tally *x = a, *y = b;
-    if (x->votes != y->votes) return y->votes - x->votes;
-    return x->id > y->id ? -1 : x->id < y->id;
-}
+#include "_votes.h"
 
 /* boilerplate.considered_lines: the lines with grams, at most LINE_LIMIT / 2 from each end. */
 static Py_ssize_t considered_lines(const doc_lines *d, Py_ssize_t *out) {
