@@ -145,8 +145,9 @@ static int id_order(const void *a, const void *b) {
 /*
  * assign(tables, pending, features, options, allocate_id)
  *     -> (similar_id, is_new, score, matched) | None
+ * known: NULL, or what similar() knows of the page (page_known).
  */
-static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *assign_known(PyObject *const *args, Py_ssize_t nargs, const page_known *known) {
     if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError, "assign(tables, pending, features, options, allocate_id)");
         return NULL;
@@ -228,6 +229,7 @@ static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         read_pieces(PyTuple_GET_ITEM(features, 10), &d) < 0 ||
         read_text(PyTuple_GET_ITEM(features, 6), PyTuple_GET_ITEM(features, 7), none, &d, &t) < 0)
         goto done;
+    t.values = known != NULL ? known->values : NULL;
     size_t room = (size_t)(d.count ? d.count : 1);
     lines = PyMem_RawMalloc(room * (sizeof(Py_ssize_t) + sizeof(uint32_t))); /* + the keys as_seen_by saves */
     line_roots = PyMem_RawMalloc((room + MAX_CANDIDATES) * sizeof(int64_t)); /* + scratch for the fetch below */
@@ -459,5 +461,9 @@ done:
     PyMem_RawFree(lines);
     PyMem_RawFree(line_roots);
     return result;
+}
+
+static PyObject *assign(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    return assign_known(args, nargs, NULL);
 }
 #endif

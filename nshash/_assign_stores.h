@@ -185,6 +185,12 @@ static int load_members(assign_stores *s, int64_t cluster, int most, member *out
 
 static inline int fits_entry_keys(int64_t cluster) { return cluster >= 0 && !((uint64_t)cluster >> (64 - CLUSTER_SHIFT)); }
 
+/* What similar() knows of a page besides its Features tuple, having computed them: what assign would read back
+ * from Python or compute again.  NULL: the features came from Python. */
+typedef struct {
+    const uint64_t *values; /* the whole text's grams' mixed values (sketch_keeping); NULL: not kept */
+} page_known;
+
 typedef struct {
     Py_ssize_t n, min_match, members;
     double verify, verify_voted;

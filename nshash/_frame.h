@@ -172,6 +172,23 @@ static int chrome_lines(doc_lines *d, const uint64_t *lines, uint32_t tail, cons
 
 /* frame.body_sketch: the whole text without the lines drop marks, sketched into *body. */
 static void body_sketch(const doc_lines *d, doc_text *t, const unsigned char *drop, member *body) {
+    if (t->values != NULL) { /* its grams hashed already: the text's runs between the lines dropped */
+        run_sketch r;
+        runs_begin(&r);
+        Py_ssize_t from = 0, start = 0;
+        for (Py_ssize_t i = 0; i < d->count; i++) {
+            Py_ssize_t end;
+            int_at(&t->ends, i, NULL, &end); /* read_text checked every end */
+            if (drop[i]) {
+                runs_add(&r, t->kind, t->data, t->values, from, start);
+                from = end;
+            }
+            start = end;
+        }
+        runs_add(&r, t->kind, t->data, t->values, from, t->length);
+        body->grams = runs_end(&r, body->slots);
+        return;
+    }
     Py_ssize_t w = 0, start = 0;
     for (Py_ssize_t i = 0; i <= d->count; i++) {
         Py_ssize_t end = t->length;

@@ -117,8 +117,6 @@ static void close_ints(int_seq *s) {
     Py_XDECREF(s->fast);
 }
 
-static Py_ssize_t sketch_of(int kind, const void *data, Py_ssize_t n, unsigned char *out); /* _sketch.h */
-
 /* The document's whole text, where its lines end in it (Features.whole, line_ends) and its known lines. */
 typedef struct {
     int kind;
@@ -138,6 +136,7 @@ typedef struct {
     int prose_sketched;                 /* prose holds a sketch */
     member prose;
     Py_UCS4 *scratch;     /* length + 1 code points */
+    const uint64_t *values; /* its grams' mixed values (sketch_keeping), when the features were computed here */
     int cjk;              /* verify.cjk_page, -1 until asked (doc_cjk) */
     int unbounded;        /* verify.member_scores without its unframed bound (decide.split_article) */
 } doc_text;

@@ -59,6 +59,17 @@ static inline uint32_t buffer_u32(const void *buf, Py_ssize_t i) {
 static inline int32_t buffer_i32(const void *buf, Py_ssize_t i) { return (int32_t)buffer_u32(buf, i); }
 
 #include "_speedups_constants.h"
+
+/* nshash.features.mix64: the 64-bit finaliser of MurmurHash3 (also the tables' slot hash). */
+static inline uint64_t mix64(uint64_t v) {
+    v ^= v >> 33;
+    v *= 0xFF51AFD7ED558CCDULL;
+    v ^= v >> 33;
+    v *= 0xC4CEB9FE1A85EC53ULL;
+    return v ^ (v >> 33);
+}
+
+#include "_sketch.h"
 #include "_chrome.h"
 #include "_fold.h"
 #include "_linebreaks.h"
@@ -71,22 +82,12 @@ static inline int32_t buffer_i32(const void *buf, Py_ssize_t i) { return (int32_
 #include "_verify.h"
 #include "_bodies.h"
 
-/* nshash.features.mix64: the 64-bit finaliser of MurmurHash3 (also the tables' slot hash). */
-static inline uint64_t mix64(uint64_t v) {
-    v ^= v >> 33;
-    v *= 0xFF51AFD7ED558CCDULL;
-    v ^= v >> 33;
-    v *= 0xC4CEB9FE1A85EC53ULL;
-    return v ^ (v >> 33);
-}
-
 #include "_inttable.h"
 #include "_table_methods.h"
 #include "_table_type.h"
 #include "_blocks.h"
 #include "_assign.h"
 #include "_packed.h"
-#include "_sketch.h"
 #include "_keyfilter.h"
 
 static PyObject *html_unescape; /* html.unescape, what text.strip_html calls on rare entities */
@@ -167,8 +168,9 @@ static int unescape(Py_UCS4 **s, Py_ssize_t *len, Py_ssize_t *capacity) {
 }
 
 /* Fingerprinter.features: clean, line keys, split, rank and key, whole-text key and sketch.  shaped: the
- * tuple in Features' shape (the sketch's grams and slots one item, a Sketch), as similar() hands it on. */
-static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped) {
+ * tuple in Features' shape (the sketch's grams and slots one item, a Sketch), as similar() hands it on;
+ * *values (values not NULL): the sketch's gram values, for assign (PyMem_Raw, or NULL). */
+static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped, uint64_t **values) {
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
     /* Fingerprinter.clean: first, a JSON string's escaped form (escaped.unescape_json: Python reads it), then
@@ -296,7 +298,11 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
     int failed = 0;
     uint64_t doc_key = hash_text(&buf, doc_prefix, DOC_PREFIX_LEN, s, n, &failed);
     if (failed) goto done;
-    Py_ssize_t grams = sketch_of(PyUnicode_4BYTE_KIND, s, n, slots);
+    if (values != NULL && n >= GRAM && (*values = PyMem_RawMalloc((size_t)(n - GRAM + 1) * sizeof(uint64_t))) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t grams = sketch_keeping(s, n, slots, values != NULL ? *values : NULL);
     lsite = u32_array(site.keys, site.count);
     if (lsite == NULL) goto done;
     result = Py_BuildValue(shaped ? "(NNK(ny#)OOOOOOO)" : "(NNKny#OOOOOOO)", list_of_keys(keys, 2 * count),
@@ -319,7 +325,7 @@ done:
 }
 
 static PyObject *features(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    return features_of(args, nargs, 0);
+    return features_of(args, nargs, 0, NULL);
 }
 
 /*
@@ -338,14 +344,18 @@ static PyObject *similar(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     PyObject *feature_args[9] = {args[0]};
     for (int i = 0; i < 8; i++) feature_args[i + 1] = PyTuple_GET_ITEM(args[1], i);
-    PyObject *shaped = features_of(feature_args, 9, 1);
-    if (shaped == NULL) return NULL;
-    if (shaped == Py_None) {
+    uint64_t *values = NULL;
+    PyObject *shaped = features_of(feature_args, 9, 1, &values);
+    if (shaped == NULL || shaped == Py_None) {
+        PyMem_RawFree(values);
+        if (shaped == NULL) return NULL;
         Py_DECREF(shaped);
         return PyTuple_Pack(2, Py_None, Py_None);
     }
     PyObject *assign_args[5] = {args[2], args[3], shaped, args[4], args[5]};
-    PyObject *match = assign(self, assign_args, 5);
+    page_known known = {values};
+    PyObject *match = assign_known(assign_args, 5, &known);
+    PyMem_RawFree(values);
     PyObject *result = NULL;
     if (match != NULL)
         result = match == Py_None ? PyTuple_Pack(2, Py_None, shaped) : PyTuple_Pack(2, match, Py_None);

@@ -274,6 +274,7 @@ static int read_sketch(PyObject *grams, PyObject *slots, member *out) {
 static int read_text(PyObject *whole, PyObject *ends, PyObject *known, const doc_lines *d, doc_text *t) {
     t->known = NULL;
     t->scratch = NULL;
+    t->values = NULL;
     t->ends.fast = NULL;
     t->ends.wide = -1;
     if (!PyUnicode_Check(whole)) {
