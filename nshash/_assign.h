@@ -178,12 +178,13 @@ static PyObject *assign_known(PyObject *const *args, Py_ssize_t nargs, const pag
         PyErr_SetString(PyExc_ValueError, "assign(): two keys a sentence, at most 128 sentences");
         return NULL;
     }
-    uint64_t keys[2 * MAX_SENTENCES], doc_key = PyLong_AsUnsignedLongLong(doc_key_obj);
+    uint64_t keys[2 * MAX_SENTENCES], doc_key = known != NULL ? known->doc_key : PyLong_AsUnsignedLongLong(doc_key_obj);
     int64_t values[2 * MAX_SENTENCES];
     if (PyErr_Occurred()) return NULL;
     uint64_t read[2 * MAX_SENTENCES + 1]; /* the whole text's key, then every sentence's */
     read[0] = doc_key;
-    for (Py_ssize_t i = 0; i < key_count; i++) {
+    if (known != NULL) memcpy(read + 1, known->keys, (size_t)key_count * sizeof(uint64_t));
+    for (Py_ssize_t i = 0; known == NULL && i < key_count; i++) {
         read[i + 1] = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(keys_obj, i));
         if (PyErr_Occurred()) return NULL;
     }

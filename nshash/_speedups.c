@@ -169,8 +169,8 @@ static int unescape(Py_UCS4 **s, Py_ssize_t *len, Py_ssize_t *capacity) {
 
 /* Fingerprinter.features: clean, line keys, split, rank and key, whole-text key and sketch.  shaped: the
  * tuple in Features' shape (the sketch's grams and slots one item, a Sketch), as similar() hands it on;
- * *values (values not NULL): the sketch's gram values, for assign (PyMem_Raw, or NULL). */
-static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped, uint64_t **values) {
+ * known (not NULL, its values NULL): filled for assign_known when the tuple is. */
+static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped, page_known *known) {
     options o;
     if (parse_options(args, nargs, &o) < 0) return NULL;
     /* Fingerprinter.clean: first, a JSON string's escaped form (escaped.unescape_json: Python reads it), then
@@ -298,11 +298,15 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
     int failed = 0;
     uint64_t doc_key = hash_text(&buf, doc_prefix, DOC_PREFIX_LEN, s, n, &failed);
     if (failed) goto done;
-    if (values != NULL && n >= GRAM && (*values = PyMem_RawMalloc((size_t)(n - GRAM + 1) * sizeof(uint64_t))) == NULL) {
-        PyErr_NoMemory();
-        goto done;
+    if (known != NULL) {
+        known->doc_key = doc_key;
+        memcpy(known->keys, keys, (size_t)(2 * count) * sizeof(uint64_t));
+        if (n >= GRAM && (known->values = PyMem_RawMalloc((size_t)(n - GRAM + 1) * sizeof(uint64_t))) == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
     }
-    Py_ssize_t grams = sketch_keeping(s, n, slots, values != NULL ? *values : NULL);
+    Py_ssize_t grams = sketch_keeping(s, n, slots, known != NULL ? known->values : NULL);
     lsite = u32_array(site.keys, site.count);
     if (lsite == NULL) goto done;
     result = Py_BuildValue(shaped ? "(NNK(ny#)OOOOOOO)" : "(NNKny#OOOOOOO)", list_of_keys(keys, 2 * count),
@@ -344,18 +348,17 @@ static PyObject *similar(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     }
     PyObject *feature_args[9] = {args[0]};
     for (int i = 0; i < 8; i++) feature_args[i + 1] = PyTuple_GET_ITEM(args[1], i);
-    uint64_t *values = NULL;
-    PyObject *shaped = features_of(feature_args, 9, 1, &values);
+    page_known known = {.values = NULL};
+    PyObject *shaped = features_of(feature_args, 9, 1, &known);
     if (shaped == NULL || shaped == Py_None) {
-        PyMem_RawFree(values);
+        PyMem_RawFree(known.values);
         if (shaped == NULL) return NULL;
         Py_DECREF(shaped);
         return PyTuple_Pack(2, Py_None, Py_None);
     }
     PyObject *assign_args[5] = {args[2], args[3], shaped, args[4], args[5]};
-    page_known known = {values};
     PyObject *match = assign_known(assign_args, 5, &known);
-    PyMem_RawFree(values);
+    PyMem_RawFree(known.values);
     PyObject *result = NULL;
     if (match != NULL)
         result = match == Py_None ? PyTuple_Pack(2, Py_None, shaped) : PyTuple_Pack(2, match, Py_None);
