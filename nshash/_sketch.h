@@ -30,13 +30,17 @@ static inline void densify(const uint64_t *mins, unsigned char *out) {
     }
 }
 
-/* Inlined even where the compiler would rather not: sketch_kind is worth it only with its kind a constant. */
+/* Inlined even where the compiler would rather not: sketch_kind is worth it only with its kind a constant (and
+ * SKETCH_NOINLINE the other way round: sketch_keeping). */
 #if defined(__GNUC__) || defined(__clang__)
 #define SKETCH_INLINE inline __attribute__((always_inline))
+#define SKETCH_NOINLINE __attribute__((noinline))
 #elif defined(_MSC_VER)
 #define SKETCH_INLINE __forceinline
+#define SKETCH_NOINLINE __declspec(noinline)
 #else
 #define SKETCH_INLINE inline
+#define SKETCH_NOINLINE
 #endif
 
 /* sketch_of for one kind, inlined there once for each: PyUnicode_READ's test of the kind at every character
@@ -75,8 +79,9 @@ static Py_ssize_t sketch_of(int kind, const void *data, Py_ssize_t n, unsigned c
 }
 
 /* sketch_of over n code points, each gram's mixed value kept in values[0:n - GRAM + 1] (n >= GRAM; NULL: none
- * kept), for the sketches of the text without some of its lines (runs_add). */
-static Py_ssize_t sketch_keeping(const Py_UCS4 *s, Py_ssize_t n, unsigned char *out, uint64_t *values) {
+ * kept), for the sketches of the text without some of its lines (runs_add).  Out of line: inlined in
+ * features_of, its loop ran short of registers (~4 instructions a gram more). */
+static SKETCH_NOINLINE Py_ssize_t sketch_keeping(const Py_UCS4 *s, Py_ssize_t n, unsigned char *out, uint64_t *values) {
     if (values == NULL) return sketch_kind(PyUnicode_4BYTE_KIND, s, n, out, NULL);
     return sketch_kind(PyUnicode_4BYTE_KIND, s, n, out, values);
 }
