@@ -301,7 +301,8 @@ static PyObject *features_of(PyObject *const *args, Py_ssize_t nargs, int shaped
     if (known != NULL) {
         known->doc_key = doc_key;
         memcpy(known->keys, keys, (size_t)(2 * count) * sizeof(uint64_t));
-        if (n >= GRAM && (known->values = PyMem_RawMalloc((size_t)(n - GRAM + 1) * sizeof(uint64_t))) == NULL) {
+        if (n >= GRAM && n - GRAM < KEEP_GRAMS &&
+            (known->values = PyMem_RawMalloc((size_t)(n - GRAM + 1) * sizeof(uint64_t))) == NULL) {
             PyErr_NoMemory();
             goto done;
         }
