@@ -86,6 +86,7 @@ static Py_ssize_t sketch_of(int kind, const void *data, Py_ssize_t n, unsigned c
  * kept), for the sketches of the text without some of its lines (runs_add).  Out of line: inlined in
  * features_of, its loop ran short of registers (~4 instructions a gram more). */
 static SKETCH_NOINLINE Py_ssize_t sketch_keeping(const Py_UCS4 *s, Py_ssize_t n, unsigned char *out, uint64_t *values) {
+    /* Two calls, so that each inlined loop has its test of values a constant (none in the common one). */
     if (values == NULL) return sketch_kind(PyUnicode_4BYTE_KIND, s, n, out, NULL);
     return sketch_kind(PyUnicode_4BYTE_KIND, s, n, out, values);
 }

@@ -56,9 +56,16 @@ class SketchBlocks:
         """Blocks to be written without having been read: as :meth:`_load_blocks` unless a view can do better."""
         self._load_blocks(blocks)
 
-    def _set_block(self, block: int, raw: str | None) -> None:
+    def _set_block(self, block: int, value: int | str | None) -> None:
+        """``block`` as read, guessed or remembered: its field's value (a str; ``None``: absent)."""
+        raw = value if isinstance(value, str) else None  # a block's value is never an int
         self._raws[block] = raw
         self._bases[block] = {} if raw is None else decode_value(raw, self._store.describe())
+
+    def _set_remembered(self, block: int) -> str | None:
+        """``block`` as this client last saw it (``None``: never, or forgotten: absent), for a guess."""
+        self._set_block(block, self._store._known.get((BLOCKS, block)))
+        return self._raws[block]
 
     def _get_sketch(self, keys: Sequence[int]) -> list[int | None]:
         check_keys(keys)

@@ -95,8 +95,8 @@ class Keys:
 
     def locate_block(self, block: int) -> tuple[str, bytes]:
         """The Redis hash and field holding a sketch ``block`` (format 3): the bucket of its entries in format 2."""
-        spread = block >> (_GROUPED_BITS - BLOCK_BITS)
-        return f"{self.tag}:sketch:{((spread * _MIX) & _MASK64) >> self.shift}", _KEY.pack(block)
+        bucket, _ = self.locate("sketch", block << BLOCK_BITS)  # its entries' bucket (format 3 is grouped)
+        return bucket, _KEY.pack(block)
 
     def every(self) -> list[str]:
         """Every key the index may use."""

@@ -219,11 +219,9 @@ class GuessView(_Buffer):
 
     def _load_blocks(self, blocks: list[int]) -> None:
         """Guess each block is what this client last saw, else absent: as :meth:`_sketch_checks`, a block at a time."""
-        known, absent = self._store._known, self._absent
+        absent = self._absent
         for block in sorted(blocks):
-            raw = known.get((BLOCKS, block))
-            self._set_block(block, raw if isinstance(raw, str) else None)
-            if raw is not None:
+            if self._set_remembered(block) is not None:
                 continue
             if block & _BLOCK_MEMBER and (block - 1) in absent:
                 absent.add(block)
@@ -333,7 +331,7 @@ class RedisView(_Buffer):
         if seed is not None:
             for place, value in seed.values.items():
                 if place[0] == BLOCKS:
-                    self._set_block(place[1], value if isinstance(value, str) else None)
+                    self._set_block(place[1], value)
                 else:
                     self._values[place] = value if isinstance(value, int) else None
             self._watched |= seed.watched
@@ -378,10 +376,8 @@ class RedisView(_Buffer):
     def _assume_blocks(self, blocks: list[int]) -> None:
         """Blocks written unread (a new cluster's first member, mostly): each is what this client last saw there,
         else absent, which the commit checks instead of a round trip now (it remembers the real value if not)."""
-        known = self._store._known
         for block in blocks:
-            raw = known.get((BLOCKS, block))
-            self._set_block(block, raw if isinstance(raw, str) else None)
+            self._set_remembered(block)
             self._assumed.append(block)
 
     def _load_blocks(self, blocks: list[int]) -> None:
@@ -395,7 +391,7 @@ class RedisView(_Buffer):
         found = [((BLOCKS, block), typed(BLOCKS, raw)) for block, raw in zip(read, raws)]
         remember(self._store, found)
         for (_, block), value in found:
-            self._set_block(block, value if isinstance(value, str) else None)
+            self._set_block(block, value)
 
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         if table == SKETCH and self._blocked:
