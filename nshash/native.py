@@ -162,7 +162,8 @@ def _lent_tables(view: StoreView) -> tuple[tuple[Any, ...], tuple[Any, ...] | No
         lent = native(TABLES)
         return None if lent is None else (*lent, None)
     if getattr(view, "reads_through", False):
-        cache = ReadThrough(view)
+        kept = getattr(view, "kept_cache", None)
+        cache = ReadThrough(view, None if kept is None else kept(TABLES))
         return cache.tables, cache.pending, cache
     return None
 
@@ -173,25 +174,32 @@ class ReadThrough:
     The C fetches the keys it is about to read (:meth:`fetch`: a page's
     fingerprints in one call, its lines in another, the parents of the clusters
     they name in a third, a candidate's first members in one more) and keeps
-    what it got, absences too.  Its writes collect in the
-    pending tables, which :meth:`flush` hands to ``view.put_many``.  A cache
-    lives for one call: between calls, Python may write to the view.
+    what it got, absences too.  Its writes go to those tables and to the
+    pending ones, which :meth:`flush` hands to the view.  A cache lives for
+    one call (between calls, Python may write to the view), unless the view
+    keeps one (``kept_cache``: :meth:`~nshash.stores.leveldb.HashDBLeveldb.kept_cache`,
+    a store no other process writes); its writes then go to ``view.put_cached``,
+    so the view knows they are in the cache.
     """
 
-    def __init__(self, view: StoreView) -> None:
+    def __init__(self, view: StoreView, kept: tuple[Any, ...] | None = None) -> None:
         self.view = view
-        self.tables: tuple[Any, ...] = (*[new_table(name) for name in TABLES], self.fetch)
+        tables = kept if kept is not None else [new_table(name) for name in TABLES]
+        self.tables: tuple[Any, ...] = (*tables, self.fetch)
         self.pending: tuple[IntTable, ...] = tuple([new_table() for _ in TABLES])
+        # A kept cache's view takes the C's own keys and writes unchecked, and knows the cache holds the writes.
+        self._get = view.get_cached if kept is not None else view.get_many  # type: ignore[attr-defined]
+        self._put = view.put_cached if kept is not None else view.put_many  # type: ignore[attr-defined]
 
     def fetch(self, table: int, keys: list[int]) -> list[int | None]:
         """The values of ``keys`` in table ``TABLES[table]`` (``None`` where absent)."""
-        return self.view.get_many(TABLES[table], keys)
+        return self._get(TABLES[table], keys)
 
     def flush(self) -> None:
         """The C's writes, to the view."""
         for name, written in zip(TABLES, self.pending):
             if len(written):
-                self.view.put_many(name, list(written.items()))
+                self._put(name, list(written.items()))
 
 
 #: The last options and their C tuple: an index passes the same Options object on every page,

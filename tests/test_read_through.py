@@ -103,15 +103,17 @@ def test_the_c_decision_through_a_view_decides_and_writes_what_the_memory_store_
     assert python.decided == 0
 
 
+@pytest.mark.parametrize("cache_entries", [0, 1 << 20])
 def test_a_read_that_fails_inside_the_c_decision_raises_and_writes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cache_entries: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     texts = popular_copies()
-    with nshash.HashDBLeveldb(tmp_path / "f.hashdb") as store:
+    with nshash.HashDBLeveldb(tmp_path / "f.hashdb", cache_entries=cache_entries) as store:
         nsh = nshash.NSHash(hashdb=store)
         ids = [nsh.get_similar(text) for text in texts[:30]]
         before = dict(store._db.iterator())
-        read = LeveldbTransaction.get_many
+        store._cache = None  # as in a new process: the candidate's members are read from LevelDB
+        read = LeveldbTransaction.get_cached
 
         def failing(view: LeveldbTransaction, table: str, keys: Any) -> list[int | None]:
             if table == "sketch":  # a candidate's members: read after the fingerprints, mid-decision
@@ -119,10 +121,11 @@ def test_a_read_that_fails_inside_the_c_decision_raises_and_writes_nothing(
             return read(view, table, keys)
 
         with monkeypatch.context() as patch:
-            patch.setattr(LeveldbTransaction, "get_many", failing)
+            patch.setattr(LeveldbTransaction, "get_cached", failing)
             with pytest.raises(StoreError, match="disk gone"):
                 nsh.get_similar(texts[0] + "\nA line of its own.")
         assert dict(store._db.iterator()) == before  # nothing of the failed page was committed
+        assert store._cache is None  # nor kept in memory: the cache may hold its writes
         assert [nsh.get_similar(text) for text in texts[:30]] == ids
 
 

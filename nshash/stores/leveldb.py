@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from nshash.errors import (
+    ArgumentError,
     MissingDependencyError,
     NSHashError,
     StoreCorruptError,
@@ -69,9 +70,13 @@ from nshash.stores.leveldb_layout import (
     WRITE_BUFFER,
 )
 from nshash.stores.leveldb_view import LeveldbTransaction
+from nshash.stores.memory_table import IntTable, new_table
 from nshash.stores.view import MAX_KEY, StoreView
 
 T = TypeVar("T")
+#: Entries kept at most in the cache of what was read and written (see HashDBLeveldb.kept_cache):
+#: ~40,000 pages of ~50 entries (a member counts once), ~50 MB.  (First guess; measured below.)
+CACHE_ENTRIES = 1 << 21
 
 
 def _no_plyvel() -> MissingDependencyError:
@@ -95,6 +100,8 @@ class HashDBLeveldb(HashDB):
         sync: fsync every batch (survives power loss, much slower); without it a
             killed *process* still loses nothing, since LevelDB's log is written
             before a call returns.
+        cache_entries: how many entries read or written to keep in memory for
+            the C decision (:meth:`kept_cache`); ``0``: none.
 
     Raises:
         StoreLockedError: another process has the directory open.
@@ -112,8 +119,13 @@ class HashDBLeveldb(HashDB):
 
     reads_through = True
 
-    def __init__(self, path: str | os.PathLike[str], sync: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], sync: bool = False, cache_entries: int = CACHE_ENTRIES) -> None:
         super().__init__()
+        if isinstance(cache_entries, bool) or not isinstance(cache_entries, int) or cache_entries < 0:
+            raise ArgumentError(f"cache_entries must be an int >= 0 (0: no cache), not {cache_entries!r}")
+        #: At most this many entries are kept in the cache of what was read and written (see :meth:`kept_cache`).
+        self.cache_entries = cache_entries
+        self._cache: tuple[IntTable, ...] | None = None
         try:
             import plyvel
         except ImportError as exc:  # plyvel is a core dependency, but not on Windows (pyproject.toml)
@@ -323,6 +335,7 @@ class HashDBLeveldb(HashDB):
         """Reopen LevelDB after a failed write, so that freeing disk space is enough to go on."""
         with contextlib.suppress(self._plyvel.Error):
             self._db.close()
+        self._cache = None
         self._db = self._open(create=False)
         self._broken = False
         raw = self._db.get(NEXT_ID)
@@ -367,11 +380,36 @@ class HashDBLeveldb(HashDB):
 
             def body() -> T:
                 view = LeveldbTransaction(self)
-                result = func(view)
-                view.commit()
+                try:
+                    result = func(view)
+                    view.commit()
+                except BaseException:
+                    self._cache = None  # it may hold writes that were never committed
+                    raise
+                if self._cache is not None and (
+                    view.uncached or sum(len(table) for table in self._cache) > self.cache_entries
+                ):
+                    self._cache = None
                 return result
 
             return self._run(body)
+
+    def kept_cache(self, names: Sequence[str]) -> tuple[IntTable, ...] | None:
+        """C tables of what earlier transactions read and wrote, for the C decision; ``None`` if none is kept.
+
+        Only this process writes this LevelDB (it holds the directory's lock),
+        so what it read or wrote stays true as long as every write goes through
+        the cache: a transaction that wrote otherwise (``put_many`` from Python),
+        failed or grew the cache past :attr:`cache_entries` drops it, and the next
+        one starts an empty one.  A page's keys a crawl has seen (its site's lines,
+        a candidate's members, the keys the filter cannot rule out) are then
+        read from memory instead of LevelDB, with the Python around each read.
+        """
+        if not self.cache_entries:
+            return None
+        if self._cache is None:
+            self._cache = tuple(new_table(name) for name in names)
+        return self._cache
 
     def _run(self, operation: Callable[[], T]) -> T:
         """``operation()``, with plyvel's errors translated (and LevelDB reopened after a failed write)."""
@@ -389,6 +427,7 @@ class HashDBLeveldb(HashDB):
                 raise StoreError(f"{self.describe()}: LevelDB failed: {exc}") from exc
 
     def _release(self) -> None:
+        self._cache = None
         try:
             if not self._broken:
                 self._save_filter()

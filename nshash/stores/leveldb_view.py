@@ -6,7 +6,7 @@ import contextlib
 import struct
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nshash.stores.blocks import IN_BLOCK, decode_block, encode_block
 from nshash.stores.leveldb_filter import GROUP_SHIFT
@@ -40,10 +40,16 @@ class LeveldbTransaction(ViewBase):
         # transaction looked each key up packed, and the packing took longer than the lookups.
         self._changed: dict[str, dict[int, int | None]] = {}
         self._next_id = store._next_id
+        #: Whether this transaction wrote what the store's kept cache does not hold (it is then dropped).
+        self.uncached = False
 
     def get_many(self, table: str, keys: Sequence[int]) -> list[int | None]:
         check_table(table)
         check_keys(keys)
+        return self.get_cached(table, keys)
+
+    def get_cached(self, table: str, keys: Sequence[int]) -> list[int | None]:
+        """:meth:`get_many` for the kept cache: the C decision asks, so table and keys are not checked again."""
         if table == SKETCH:
             blocks = self._blocks(list(dict.fromkeys([key >> GROUP_SHIFT for key in keys])))
             return [blocks[key >> GROUP_SHIFT].get(key & IN_BLOCK) for key in keys]
@@ -169,9 +175,23 @@ class LeveldbTransaction(ViewBase):
                         found[key] = unpack(raw)[0]
         return found
 
+    def kept_cache(self, names: Sequence[str]) -> tuple[Any, ...] | None:
+        """The store's cache of earlier transactions' reads and writes, for the C decision (``None``: none kept).
+
+        See :meth:`~nshash.stores.leveldb.HashDBLeveldb.kept_cache`.
+        """
+        return self._store.kept_cache(names)
+
+    def put_cached(self, table: str, items: list[tuple[int, int]]) -> None:
+        """:meth:`put_many` of writes the kept cache holds already (the C decision made them, in range, there)."""
+        self._put(table, items)
+
     def put_many(self, table: str, items: Iterable[tuple[int, int]]) -> None:
+        self.uncached = True
         check_table(table)
-        pairs = check_items(items)
+        self._put(table, check_items(items))
+
+    def _put(self, table: str, pairs: list[tuple[int, int]]) -> None:
         if not pairs:
             return
         if table == SKETCH:
@@ -191,6 +211,7 @@ class LeveldbTransaction(ViewBase):
             self._deleted.difference_update(written)
 
     def delete_many(self, table: str, keys: Sequence[int]) -> None:
+        self.uncached = True
         check_table(table)
         check_keys(keys)
         if table == SKETCH:
