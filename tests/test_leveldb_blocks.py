@@ -126,3 +126,68 @@ def test_a_damaged_block_is_reported_not_read_as_empty(tmp_path: Path) -> None:
     db.close()
     with nshash.HashDBLeveldb(path) as store, pytest.raises(StoreCorruptError, match="sketch block of 20 bytes"):
         store.get_many("sketch", [7 << 6])
+
+
+def test_new_whole_members_are_written_as_the_general_merge_writes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nshash.stores.leveldb_view import LeveldbTransaction
+
+    rng = random.Random(5)
+    by_block: dict[int, list[tuple[int, int]]] = {}
+    for key, value in members(rng, 40).items():
+        by_block.setdefault(key >> 6, []).append((key, value))
+    blocks = list(by_block.values())
+    whole = [pair for block in blocks[:30] for pair in block]  # 30 whole new members: the fast way
+    rest = [pair for block in blocks[30:] for pair in block]
+    for pairs in (whole, rest):
+        rng.shuffle(pairs)  # as a table hands them over: in no order
+    calls = [
+        whole,
+        rest[:50],  # members cut short: the general way
+        rest[50:],  # the rest of them, merged into what the call before wrote
+        whole[:33],  # 33 entries, but of several members, some stored: the general way
+        [(key, value + 1) for key, value in sorted(blocks[0])],  # a whole member rewritten: it is stored
+    ]
+    original = LeveldbTransaction._new_members
+    dumps, fast_calls = [], []
+    for fast in (True, False):
+        with monkeypatch.context() as patch:
+            patch.setattr(
+                LeveldbTransaction,
+                "_new_members",
+                (lambda view, pairs: fast_calls.append(original(view, pairs)) or fast_calls[-1])
+                if fast
+                else (lambda view, pairs: False),
+            )
+            with nshash.HashDBLeveldb(tmp_path / f"{fast}.hashdb") as store:
+                for pairs in calls:
+                    store.put_many("sketch", pairs)
+                dumps.append({key: value for key, value in store._db.iterator() if key.startswith(PREFIX["sketch"])})
+                expected = dict(pair for block in blocks for pair in block) | dict(calls[-1])
+                assert store.get_many("sketch", list(expected)) == list(expected.values())
+    assert dumps[0] == dumps[1] and len(dumps[0]) == len(blocks)
+    assert fast_calls == [True, False, False, False, False]
+
+
+def test_a_page_that_becomes_a_member_writes_one_record_the_fast_way(tmp_path: Path) -> None:
+    from nshash.stores.leveldb_view import LeveldbTransaction
+
+    calls: list[bool] = []
+    original = LeveldbTransaction._new_members
+
+    def counted(view: LeveldbTransaction, pairs: list[tuple[int, int]]) -> bool:
+        calls.append(original(view, pairs))
+        return calls[-1]
+
+    LeveldbTransaction._new_members = counted  # type: ignore[method-assign]
+    try:
+        with nshash.HashDBLeveldb(tmp_path / "m.hashdb") as store:
+            nsh = nshash.NSHash(hashdb=store)
+            rng = random.Random(3)
+            for text in [article(rng) for _ in range(20)]:
+                nsh.get_similar(text)
+            assert store.count("sketch") == 20 * 33
+    finally:
+        LeveldbTransaction._new_members = original  # type: ignore[method-assign]
+    assert calls and all(calls)

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from nshash.members import ENTRIES
 from nshash.stores.blocks import IN_BLOCK, decode_block, encode_block
 from nshash.stores.leveldb_filter import GROUP_SHIFT
 from nshash.stores.leveldb_layout import (
@@ -25,6 +26,11 @@ from nshash.stores.view import MAX_KEY, ViewBase, check_items, check_keys, check
 
 if TYPE_CHECKING:
     from nshash.stores.leveldb import HashDBLeveldb
+
+
+#: A whole member's block record: its bitmap (entries 0 to ENTRIES - 1), then their values.
+_MEMBER_RECORD = struct.Struct(f">Q{ENTRIES}q")
+_WHOLE_MEMBER = (1 << ENTRIES) - 1
 
 
 class LeveldbTransaction(ViewBase):
@@ -61,11 +67,14 @@ class LeveldbTransaction(ViewBase):
         else:
             # Keys the filter rules out are not looked up; written ones (even pending) are in it.
             maybe = self._store._filter.may_contain(salt, keys)
-            get, pack, unpack = self._store._db.get, KEY.pack, VALUE.unpack
-            values = [
-                None if (raw := get(prefix + pack(key)) if there else None) is None else unpack(raw)[0]
-                for key, there in zip(keys, maybe)
-            ]
+            if not any(maybe):  # a new page's keys, mostly
+                values = [None] * len(keys)
+            else:
+                get, pack, unpack = self._store._db.get, KEY.pack, VALUE.unpack
+                values = [
+                    None if (raw := get(prefix + pack(key)) if there else None) is None else unpack(raw)[0]
+                    for key, there in zip(keys, maybe)
+                ]
         changed = self._changed.get(table)
         if changed:  # this transaction's writes and deletions over what is stored
             values = [changed.get(key, value) for key, value in zip(keys, values)]
@@ -109,6 +118,35 @@ class LeveldbTransaction(ViewBase):
                 if raw is not None:
                     found[block] = decode_block(raw, where)
         return found
+
+    def _new_members(self, pairs: list[tuple[int, int]]) -> bool:
+        """Buffer ``pairs`` as new whole members, one record each (what a page that becomes a member writes).
+
+        False, with nothing buffered, unless every block ``pairs`` touch gets all
+        its member's entries and holds nothing yet (not buffered, and ruled out by
+        the filter): :meth:`_write_blocks` then merges them into what is there.
+        The record is :func:`~nshash.stores.blocks.encode_block`'s for a whole member.
+        """
+        if not pairs or len(pairs) % ENTRIES:
+            return False
+        pairs = sorted(pairs)
+        firsts = pairs[::ENTRIES]
+        # Keys are distinct: a run from ``base`` to ``base + ENTRIES - 1`` is that member's every entry.
+        last = ENTRIES - 1
+        if any(key & IN_BLOCK or pairs[at * ENTRIES + last][0] != key + last for at, (key, _) in enumerate(firsts)):
+            return False
+        groups = [key >> GROUP_SHIFT << GROUP_SHIFT for key, _ in firsts]
+        raw_keys = [PREFIX[SKETCH] + KEY.pack(group >> GROUP_SHIFT) for group in groups]
+        if any(raw_key in self._pending or raw_key in self._deleted for raw_key in raw_keys):
+            return False
+        filter_ = self._store._filter
+        if any(filter_.may_contain(SALT[SKETCH], groups)):
+            return False
+        for at, raw_key in enumerate(raw_keys):
+            values = [value for _, value in pairs[at * ENTRIES : (at + 1) * ENTRIES]]
+            self._pending[raw_key] = _MEMBER_RECORD.pack(_WHOLE_MEMBER, *values)
+        filter_.add(SALT[SKETCH], groups)
+        return True
 
     def _write_blocks(self, changes: dict[int, list[tuple[int, int | None]]]) -> None:
         """Each sketch block's entries changed (``None``: deleted) and buffered as one record (or its deletion)."""
@@ -195,6 +233,8 @@ class LeveldbTransaction(ViewBase):
         if not pairs:
             return
         if table == SKETCH:
+            if self._new_members(pairs):
+                return
             changes: dict[int, list[tuple[int, int | None]]] = {}
             for key, item in pairs:
                 changes.setdefault(key >> GROUP_SHIFT, []).append((key & IN_BLOCK, item))
