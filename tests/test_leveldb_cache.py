@@ -89,6 +89,22 @@ def test_a_write_that_bypasses_the_cache_drops_it(tmp_path: Path) -> None:
         assert nsh.get_similar(docs[0]) == other
 
 
+def test_a_decision_after_a_write_around_the_cache_in_the_same_transaction_reads_that_write(tmp_path: Path) -> None:
+    docs = split_stories()
+    with nshash.HashDBLeveldb(tmp_path / "c.hashdb") as store:
+        nsh = nshash.NSHash(hashdb=store)
+        ids = [nsh.get_similar(doc) for doc in docs]
+        doc_key = nshash.NSHash().fingerprinter.features(docs[0]).doc_key
+        other = max(ids) + 5
+
+        def written_then_decided(view: Any) -> int:
+            # As a chunk of get_similar_many does when the C hands a page to Python: it writes, then the C goes on.
+            view.put_many("fp", [(doc_key, other)])
+            return int(nsh._similar_native(view, docs[0], nsh._one_call_args()))
+
+        assert store.transaction(written_then_decided) == other  # not the cluster the cache remembers
+
+
 @pytest.mark.parametrize("where", ["commit", "decision"])
 def test_a_transaction_that_fails_drops_the_cache_and_its_page(
     where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

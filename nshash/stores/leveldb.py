@@ -74,8 +74,8 @@ from nshash.stores.memory_table import IntTable, new_table
 from nshash.stores.view import MAX_KEY, StoreView
 
 T = TypeVar("T")
-#: Entries kept at most in the cache of what was read and written (see HashDBLeveldb.kept_cache):
-#: ~40,000 pages of ~50 entries (a member counts once), ~50 MB.  (First guess; measured below.)
+#: Entries kept at most in the cache of what was read and written (see HashDBLeveldb.kept_cache): about
+#: 35,000 new pages of 59 entries (a member's 33 included), ~40 MB (benchmarks/results/leveldb_scale.md).
 CACHE_ENTRIES = 1 << 21
 
 

@@ -216,9 +216,10 @@ class LeveldbTransaction(ViewBase):
     def kept_cache(self, names: Sequence[str]) -> tuple[Any, ...] | None:
         """The store's cache of earlier transactions' reads and writes, for the C decision (``None``: none kept).
 
-        See :meth:`~nshash.stores.leveldb.HashDBLeveldb.kept_cache`.
+        See :meth:`~nshash.stores.leveldb.HashDBLeveldb.kept_cache`.  None once this transaction wrote
+        around it: the cache may hold an older value of a key written then.
         """
-        return self._store.kept_cache(names)
+        return None if self.uncached else self._store.kept_cache(names)
 
     def put_cached(self, table: str, items: list[tuple[int, int]]) -> None:
         """:meth:`put_many` of writes the kept cache holds already (the C decision made them, in range, there)."""
