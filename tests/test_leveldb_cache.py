@@ -68,39 +68,31 @@ def test_pages_fed_again_are_decided_from_the_cache_without_reading_leveldb(
         assert reads  # read from LevelDB again
 
 
-def same_text_id(store: nshash.HashDBLeveldb, doc: str) -> int:
-    """The id ``doc``'s whole-text key holds in ``store`` (what a page seen before gets back)."""
-    doc_key = nshash.NSHash().fingerprinter.features(doc).doc_key
-    (value,) = store.get_many("fp", [doc_key])
-    assert value is not None
-    return value
+def fed(store: nshash.HashDBLeveldb) -> tuple[nshash.NSHash, str, int, int]:
+    """An index on ``store`` fed some stories; a page of them, its whole-text key and an id no cluster has."""
+    docs = split_stories()
+    nsh = nshash.NSHash(hashdb=store)
+    ids = [nsh.get_similar(doc) for doc in docs]
+    return nsh, docs[0], nshash.NSHash().fingerprinter.features(docs[0]).doc_key, max(ids) + 5
 
 
 def test_a_write_that_bypasses_the_cache_drops_it(tmp_path: Path) -> None:
-    docs = split_stories()
     with nshash.HashDBLeveldb(tmp_path / "c.hashdb") as store:
-        nsh = nshash.NSHash(hashdb=store)
-        ids = [nsh.get_similar(doc) for doc in docs]
-        doc_key = nshash.NSHash().fingerprinter.features(docs[0]).doc_key
-        other = max(ids) + 5
+        nsh, page, doc_key, other = fed(store)
         store.put_many("fp", [(doc_key, other)])  # written from Python, not by the C decision
         assert store._cache is None
         # The page's whole text now leads to `other`: the decision reads the store, not a stale cache.
-        assert nsh.get_similar(docs[0]) == other
+        assert nsh.get_similar(page) == other
 
 
 def test_a_decision_after_a_write_around_the_cache_in_the_same_transaction_reads_that_write(tmp_path: Path) -> None:
-    docs = split_stories()
     with nshash.HashDBLeveldb(tmp_path / "c.hashdb") as store:
-        nsh = nshash.NSHash(hashdb=store)
-        ids = [nsh.get_similar(doc) for doc in docs]
-        doc_key = nshash.NSHash().fingerprinter.features(docs[0]).doc_key
-        other = max(ids) + 5
+        nsh, page, doc_key, other = fed(store)
 
         def written_then_decided(view: Any) -> int:
             # As a chunk of get_similar_many does when the C hands a page to Python: it writes, then the C goes on.
             view.put_many("fp", [(doc_key, other)])
-            return int(nsh._similar_native(view, docs[0], nsh._one_call_args()))
+            return int(nsh._similar_native(view, page, nsh._one_call_args()))
 
         assert store.transaction(written_then_decided) == other  # not the cluster the cache remembers
 
