@@ -154,7 +154,8 @@ static PyObject *assign_known(PyObject *const *args, Py_ssize_t nargs, const pag
     }
     assign_stores s;
     assign_options o;
-    if (parse_tables(args[0], s.tables, &s.sketches, &s.fetch) < 0 || parse_tables(args[1], s.pending, NULL, NULL) < 0 ||
+    if (parse_tables(args[0], s.tables, &s.sketches, &s.fetch, &s.filter) < 0 ||
+        parse_tables(args[1], s.pending, NULL, NULL, NULL) < 0 ||
         parse_assign_options(args[3], &o) < 0)
         return NULL;
     if (s.fetch != NULL && s.pending[T_FP] == NULL) {

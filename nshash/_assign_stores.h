@@ -18,12 +18,29 @@ enum { T_FP, T_PARENT, T_STAT, T_SKETCH, T_LINE, T_COUNT };
 #define ABSENT INT64_MIN
 #define MAX_SENTENCES 128 /* features: k <= 128 sentences, two keys each */
 
+/* The store's filter of the keys it holds (nshash.stores.leveldb_filter.KeyFilter): a key it rules out is absent
+ * from the store, so the cache marks it so without a fetch.  bits NULL: no filter. */
+typedef struct {
+    const unsigned char *bits;
+    int byte_bits, shift;
+    uint64_t mix, salt[T_COUNT];
+} key_filter;
+
 typedef struct {
     Table *tables[T_COUNT]; /* NULL at T_SKETCH, which is: */
     Blocks *sketches;
     Table *pending[T_COUNT]; /* the store's log of writes since its last commit; NULL: no log */
     PyObject *fetch;         /* fetch(table, keys) -> values: the tables are a cache of a store; NULL: they are the store */
+    key_filter filter;       /* with a fetch only */
 } assign_stores;
+
+/* Whether the filter may hold `key` of `table`: KeyFilter.may_contain, as keyfilter_probe computes it. */
+static inline int filter_may_hold(const key_filter *f, int table, uint64_t key) {
+    if (f->bits == NULL) return 1;
+    uint64_t h = ((key >> f->shift) ^ f->salt[table]) * f->mix; /* modulo 2**64 */
+    uint64_t i1 = h >> (64 - f->byte_bits), i2 = (h >> (64 - 2 * f->byte_bits)) & (((uint64_t)1 << f->byte_bits) - 1);
+    return (f->bits[i1] >> (h & 7) & 1) && (f->bits[i2] >> ((h >> 3) & 7) & 1);
+}
 
 static inline int64_t look(const assign_stores *s, int table, uint64_t key) {
     Py_ssize_t at = table_find(s->tables[table], key);
@@ -56,6 +73,14 @@ static int fetch_keys(assign_stores *s, int table, const uint64_t *keys, Py_ssiz
     if (wanted == NULL) return -1;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (table_find(s->tables[table], keys[i]) >= 0) continue;
+        if (!filter_may_hold(&s->filter, table, keys[i])) { /* never stored: absent, no fetch */
+            if (table_put(s->tables[table], keys[i], ABSENT) < 0) {
+                PyErr_NoMemory();
+                Py_DECREF(wanted);
+                return -1;
+            }
+            continue;
+        }
         PyObject *key = PyLong_FromUnsignedLongLong(keys[i]);
         if (key == NULL || PyList_Append(wanted, key) < 0) {
             Py_XDECREF(key);
@@ -124,6 +149,9 @@ static int fetch_members(assign_stores *s, int64_t cluster, int most) {
         if (!whole_block(found)) return 0; /* marked missing: so are the ones after it */
     }
     if (first == most) return 0;
+    uint64_t first_base = base | ((uint64_t)first << MEMBER_SHIFT);
+    if (!filter_may_hold(&s->filter, T_SKETCH, first_base)) /* never stored: nor are the ones after it */
+        return blocks_put(s->sketches, first_base, ABSENT) < 0 ? (PyErr_NoMemory(), -1) : 0;
     Py_ssize_t count = (Py_ssize_t)(most - first) * ENTRIES;
     PyObject *wanted = PyList_New(count);
     if (wanted == NULL) return -1;
@@ -221,25 +249,56 @@ static int parse_assign_options(PyObject *tuple, assign_options *o) {
     return 0;
 }
 
+/* filter: None, or (bits: bytearray, log2_bits, salts: one per table, shift, mix), as KeyFilter probes them. */
+static int parse_filter(PyObject *obj, key_filter *f) {
+    f->bits = NULL;
+    if (obj == Py_None) return 0;
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 5 || !PyByteArray_Check(PyTuple_GET_ITEM(obj, 0)) ||
+        !PyTuple_Check(PyTuple_GET_ITEM(obj, 2)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(obj, 2)) != T_COUNT) {
+        PyErr_SetString(PyExc_TypeError, "assign(): the filter is (bits: bytearray, log2_bits, salts: one a table, shift, mix)");
+        return -1;
+    }
+    PyObject *bits = PyTuple_GET_ITEM(obj, 0), *salts = PyTuple_GET_ITEM(obj, 2);
+    long byte_bits = PyLong_AsLong(PyTuple_GET_ITEM(obj, 1)) - 3;
+    long shift = PyLong_AsLong(PyTuple_GET_ITEM(obj, 3));
+    f->mix = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(obj, 4));
+    for (int i = 0; i < T_COUNT; i++) f->salt[i] = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(salts, i));
+    if (PyErr_Occurred()) return -1;
+    if (byte_bits < 7 || 2 * byte_bits > 64 || shift < 0 || shift > 63 || PyByteArray_GET_SIZE(bits) != (Py_ssize_t)1 << byte_bits) {
+        PyErr_SetString(PyExc_ValueError, "assign(): the filter's bits do not match log2_bits (10..35), or shift is not 0..63");
+        return -1;
+    }
+    f->byte_bits = (int)byte_bits;
+    f->shift = (int)shift;
+    f->bits = (const unsigned char *)PyByteArray_AS_STRING(bits);
+    return 0;
+}
+
 /*
  * The store's tables (sketch: its Blocks), or its pending writes (all Tables; None: no log).
- * The tables may end with a fetch callable: they are then a cache of a store (see the top).
+ * The tables may end with a fetch callable: they are then a cache of a store (see the top); and after it
+ * the store's filter of the keys it holds (parse_filter), or None.
  */
-static int parse_tables(PyObject *tuple, Table **out, Blocks **sketches, PyObject **fetch) {
+static int parse_tables(PyObject *tuple, Table **out, Blocks **sketches, PyObject **fetch, key_filter *filter) {
     if (sketches == NULL && tuple == Py_None) {
         for (int i = 0; i < T_COUNT; i++) out[i] = NULL;
         return 0;
     }
     Py_ssize_t size = PyTuple_Check(tuple) ? PyTuple_GET_SIZE(tuple) : -1;
-    if (size != T_COUNT && !(fetch != NULL && size == T_COUNT + 1)) {
-        PyErr_SetString(PyExc_TypeError, "assign(): tables are (fp, parent, stat, sketch, line[, fetch])");
+    if (size != T_COUNT && !(fetch != NULL && (size == T_COUNT + 1 || size == T_COUNT + 2))) {
+        PyErr_SetString(PyExc_TypeError, "assign(): tables are (fp, parent, stat, sketch, line[, fetch[, filter]])");
         return -1;
     }
     if (fetch != NULL) {
-        *fetch = size == T_COUNT + 1 ? PyTuple_GET_ITEM(tuple, T_COUNT) : NULL;
+        *fetch = size > T_COUNT ? PyTuple_GET_ITEM(tuple, T_COUNT) : NULL;
         if (*fetch == Py_None) *fetch = NULL;
         if (*fetch != NULL && !PyCallable_Check(*fetch)) {
             PyErr_SetString(PyExc_TypeError, "assign(): the tables' fetch is callable");
+            return -1;
+        }
+        if (parse_filter(size == T_COUNT + 2 ? PyTuple_GET_ITEM(tuple, T_COUNT + 1) : Py_None, filter) < 0) return -1;
+        if (filter->bits != NULL && *fetch == NULL) {
+            PyErr_SetString(PyExc_TypeError, "assign(): a filter comes with a fetch");
             return -1;
         }
     }

@@ -185,7 +185,10 @@ class ReadThrough:
     def __init__(self, view: StoreView, kept: tuple[Any, ...] | None = None) -> None:
         self.view = view
         tables = kept if kept is not None else [new_table(name) for name in TABLES]
-        self.tables: tuple[Any, ...] = (*tables, self.fetch)
+        # With a kept cache, the store's filter of the keys it holds: the C marks a key it rules out absent
+        # without a fetch (a new page's keys, mostly).
+        probe = view.kept_filter(TABLES) if kept is not None else None  # type: ignore[attr-defined]
+        self.tables: tuple[Any, ...] = (*tables, self.fetch, probe)
         self.pending: tuple[IntTable, ...] = tuple([new_table() for _ in TABLES])
         # A kept cache's view takes the C's own keys and writes unchecked, and knows the cache holds the writes.
         self._get = view.get_cached if kept is not None else view.get_many  # type: ignore[attr-defined]

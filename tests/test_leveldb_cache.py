@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from nshash.errors import ArgumentError, StoreError
 from nshash.native import TABLES
 from nshash.stores.leveldb_view import LeveldbTransaction
 from tests.corpora import hard_corpus, popular_copies, split_stories
+from tests.fleet import article
 
 pytest.importorskip("plyvel")
 if nshash._accel.speedups is None:  # the cache is the C decision's: without it nothing is kept
@@ -134,3 +136,23 @@ def test_cache_entries_is_a_store_option(tmp_path: Path) -> None:
     with nshash.NSHash(str(tmp_path / "news"), hashdb="leveldb", store_options={"cache_entries": 0}) as nsh:
         nsh.get_similar(split_stories()[0])
         assert nsh.store.cache_entries == 0 and nsh.store._cache is None
+
+
+def test_new_pages_fetch_only_the_keys_the_filter_cannot_rule_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(9)
+    pages = [article(rng) for _ in range(40)]
+    fetched: list[int] = []
+    read = LeveldbTransaction.get_cached
+
+    def counted(view: LeveldbTransaction, table: str, keys: Any) -> list[int | None]:
+        fetched.append(len(keys))
+        return read(view, table, keys)
+
+    monkeypatch.setattr(LeveldbTransaction, "get_cached", counted)
+    with nshash.HashDBLeveldb(tmp_path / "c.hashdb") as store:
+        nsh = nshash.NSHash(hashdb=store)
+        assert [nsh.add(page).is_new for page in pages] == [True] * len(pages)
+    # Each page looks up ~30 keys, all new: the C rules them out with the store's filter (false positives aside).
+    assert sum(fetched) <= len(pages)

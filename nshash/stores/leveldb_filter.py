@@ -36,7 +36,8 @@ BITS_PER_GROUP = 16
 MIN_BITS = 1 << 20
 #: A key's group: keys that differ only in their low bits are one filter entry.
 GROUP_SHIFT = 6
-_MIX = 0x9E3779B97F4A7C15
+#: What a key's group is multiplied by before its two probes are taken from the product's bits.
+MIX = 0x9E3779B97F4A7C15
 _MASK = (1 << 64) - 1
 _MAGIC = b"nshash-keyfilter/1\n"
 # The probes in C when the accelerator is built (nshash/_keyfilter.h): a seventh of a LevelDB page's time in Python.
@@ -83,7 +84,7 @@ class KeyFilter:
     def may_contain(self, salt: int, keys: Sequence[int]) -> list[int]:
         """For each key, 0 if it was certainly never added, else 1 (which may be a false positive)."""
         if _PROBE is not None:
-            return _PROBE(self.bits, self.log2_bits, salt, keys, GROUP_SHIFT, _MIX, False)  # type: ignore[no-any-return]
+            return _PROBE(self.bits, self.log2_bits, salt, keys, GROUP_SHIFT, MIX, False)  # type: ignore[no-any-return]
         return self.may_contain_python(salt, keys)
 
     def may_contain_python(self, salt: int, keys: Sequence[int]) -> list[int]:
@@ -91,7 +92,7 @@ class KeyFilter:
         bits, s1, s2, bm, shift = self.bits, self._shift1, self._shift2, self._byte_mask, GROUP_SHIFT
         # One expression per key: this is on every read of every page.
         return [
-            bits[(h := (((key >> shift) ^ salt) * _MIX) & _MASK) >> s1] >> (h & 7) & 1
+            bits[(h := (((key >> shift) ^ salt) * MIX) & _MASK) >> s1] >> (h & 7) & 1
             and bits[(h >> s2) & bm] >> ((h >> 3) & 7) & 1
             for key in keys
         ]
@@ -99,7 +100,7 @@ class KeyFilter:
     def add(self, salt: int, keys: Iterable[int]) -> None:
         """Add keys (their groups); the caller doubles the filter once :attr:`groups` passes :attr:`capacity`."""
         if _PROBE is not None:
-            self.groups += _PROBE(self.bits, self.log2_bits, salt, keys, GROUP_SHIFT, _MIX, True)
+            self.groups += _PROBE(self.bits, self.log2_bits, salt, keys, GROUP_SHIFT, MIX, True)
             return
         self.add_python(salt, keys)
 
@@ -113,7 +114,7 @@ class KeyFilter:
             if group == last:  # a member's entries come in a row
                 continue
             last = group
-            h = ((group ^ salt) * _MIX) & _MASK
+            h = ((group ^ salt) * MIX) & _MASK
             i1, b1 = h >> s1, 1 << (h & 7)
             i2, b2 = (h >> s2) & bm, 1 << ((h >> 3) & 7)
             if not (bits[i1] & b1 and bits[i2] & b2):

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from nshash.members import ENTRIES
 from nshash.stores.blocks import IN_BLOCK, decode_block, encode_block
-from nshash.stores.leveldb_filter import GROUP_SHIFT
+from nshash.stores.leveldb_filter import GROUP_SHIFT, MIX
 from nshash.stores.leveldb_layout import (
     BLOCK_SHIFT,
     KEY,
@@ -220,6 +220,15 @@ class LeveldbTransaction(ViewBase):
         around it: the cache may hold an older value of a key written then.
         """
         return None if self.uncached else self._store.kept_cache(names)
+
+    def kept_filter(self, names: Sequence[str]) -> tuple[bytearray, int, tuple[int, ...], int, int]:
+        """The store's filter of the keys it holds, as the C decision probes it: a key it rules out is absent.
+
+        Its bits as they are now (a full filter is replaced, between calls, by a larger one), its size, each
+        of ``names``' salt, and how keys are grouped and mixed (:mod:`~nshash.stores.leveldb_filter`).
+        """
+        keys = self._store._filter
+        return keys.bits, keys.log2_bits, tuple(SALT[name] for name in names), GROUP_SHIFT, MIX
 
     def put_cached(self, table: str, items: list[tuple[int, int]]) -> None:
         """:meth:`put_many` of writes the kept cache holds already (the C decision made them, in range, there)."""
