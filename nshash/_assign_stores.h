@@ -34,12 +34,11 @@ typedef struct {
     key_filter filter;       /* with a fetch only */
 } assign_stores;
 
-/* Whether the filter may hold `key` of `table`: KeyFilter.may_contain, as keyfilter_probe computes it. */
+/* Whether the filter may hold `key` of `table`: KeyFilter.may_contain, with keyfilter_probe's probes (_keyfilter.h). */
 static inline int filter_may_hold(const key_filter *f, int table, uint64_t key) {
     if (f->bits == NULL) return 1;
-    uint64_t h = ((key >> f->shift) ^ f->salt[table]) * f->mix; /* modulo 2**64 */
-    uint64_t i1 = h >> (64 - f->byte_bits), i2 = (h >> (64 - 2 * f->byte_bits)) & (((uint64_t)1 << f->byte_bits) - 1);
-    return (f->bits[i1] >> (h & 7) & 1) && (f->bits[i2] >> ((h >> 3) & 7) & 1);
+    keyfilter_spot p = keyfilter_spot_of(key >> f->shift, f->salt[table], f->mix, f->byte_bits);
+    return (f->bits[p.i1] & p.b1) && (f->bits[p.i2] & p.b2);
 }
 
 static inline int64_t look(const assign_stores *s, int table, uint64_t key) {

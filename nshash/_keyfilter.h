@@ -3,7 +3,22 @@
  * answers; tests/test_leveldb_filter.py compares the two).  Included by _speedups.c only.
  *
  * A LevelDB page asks the filter about ~50 keys and adds ~70: in Python that was a seventh of a page's time.
+ * Included before _assign.h, whose cache of a LevelDB store asks the same probes (filter_may_hold).
  */
+#ifndef NSHASH_KEYFILTER_H
+#define NSHASH_KEYFILTER_H
+
+/* Where a group's two probes fall in a filter of 2**byte_bits bytes: a byte and a bit each. */
+typedef struct {
+    uint64_t i1, i2;
+    unsigned b1, b2;
+} keyfilter_spot;
+
+static inline keyfilter_spot keyfilter_spot_of(uint64_t group, uint64_t salt, uint64_t mix, int byte_bits) {
+    uint64_t h = (group ^ salt) * mix; /* modulo 2**64, as the Python's & _MASK */
+    return (keyfilter_spot){h >> (64 - byte_bits), (h >> (64 - 2 * byte_bits)) & (((uint64_t)1 << byte_bits) - 1),
+                            1u << (h & 7), 1u << ((h >> 3) & 7)};
+}
 
 /* keyfilter_probe(bits, log2_bits, salt, keys, shift, mix, add): with add false, a list of 0 or 1 for each key
    (KeyFilter.may_contain); with add true, the keys' groups set in bits and the number of groups new
@@ -36,8 +51,6 @@ static PyObject *keyfilter_probe(PyObject *self, PyObject *const *args, Py_ssize
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     PyObject **items = PySequence_Fast_ITEMS(fast);
     unsigned char *bits = view.buf;
-    int s1 = (int)(64 - byte_bits), s2 = (int)(64 - 2 * byte_bits);
-    uint64_t byte_mask = ((uint64_t)1 << byte_bits) - 1;
     if (!add && (out = PyList_New(n)) == NULL) goto done;
     Py_ssize_t new_groups = 0;
     uint64_t last = 0;
@@ -49,10 +62,8 @@ static PyObject *keyfilter_probe(PyObject *self, PyObject *const *args, Py_ssize
             goto done;
         }
         uint64_t group = key >> shift;
-        uint64_t h = (group ^ salt) * mix; /* modulo 2**64, as the Python's & _MASK */
-        uint64_t i1 = h >> s1, i2 = (h >> s2) & byte_mask;
-        unsigned b1 = 1u << (h & 7), b2 = 1u << ((h >> 3) & 7);
-        int there = (bits[i1] & b1) && (bits[i2] & b2);
+        keyfilter_spot p = keyfilter_spot_of(group, salt, mix, (int)byte_bits);
+        int there = (bits[p.i1] & p.b1) && (bits[p.i2] & p.b2);
         if (!add) {
             PyList_SET_ITEM(out, i, PyLong_FromLong(there));
             continue;
@@ -62,8 +73,8 @@ static PyObject *keyfilter_probe(PyObject *self, PyObject *const *args, Py_ssize
         last = group;
         if (!there) {
             new_groups++;
-            bits[i1] |= (unsigned char)b1;
-            bits[i2] |= (unsigned char)b2;
+            bits[p.i1] |= (unsigned char)p.b1;
+            bits[p.i2] |= (unsigned char)p.b2;
         }
     }
     if (add) out = PyLong_FromSsize_t(new_groups);
@@ -72,3 +83,4 @@ done:
     PyBuffer_Release(&view);
     return out;
 }
+#endif

@@ -86,9 +86,9 @@ static inline uint64_t mix64(uint64_t v) {
 #include "_table_methods.h"
 #include "_table_type.h"
 #include "_blocks.h"
+#include "_keyfilter.h"
 #include "_assign.h"
 #include "_packed.h"
-#include "_keyfilter.h"
 
 static PyObject *html_unescape; /* html.unescape, what text.strip_html calls on rare entities */
 

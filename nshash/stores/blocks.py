@@ -11,6 +11,7 @@ entries present, then their values (8-byte big-endian signed ints).
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 
 from nshash.errors import StoreCorruptError
 
@@ -24,9 +25,14 @@ BITMAP = struct.Struct(">Q")
 def encode_block(entries: dict[int, int]) -> bytes:
     """A block's record: the bitmap of its entries (index in the block -> value), then their values."""
     order = sorted(entries)
-    full = bool(order) and order[-1] == len(order) - 1  # a member's entries: 0 to 32, all there
-    bitmap = (1 << len(order)) - 1 if full else sum(1 << index for index in order)
-    return struct.pack(f">Q{len(order)}q", bitmap, *[entries[index] for index in order])
+    if order and order[-1] == len(order) - 1:  # a member's entries: 0 to 32, all there
+        return encode_run([entries[index] for index in order])
+    return struct.pack(f">Q{len(order)}q", sum(1 << index for index in order), *[entries[index] for index in order])
+
+
+def encode_run(values: Sequence[int]) -> bytes:
+    """:func:`encode_block` of entries 0 to ``len(values) - 1`` (a whole member), given their values in order."""
+    return struct.pack(f">Q{len(values)}q", (1 << len(values)) - 1, *values)
 
 
 def bitmap_of(raw: bytes, where: str) -> int:

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nshash.members import ENTRIES
-from nshash.stores.blocks import IN_BLOCK, decode_block, encode_block
+from nshash.stores.blocks import IN_BLOCK, decode_block, encode_block, encode_run
 from nshash.stores.leveldb_filter import GROUP_SHIFT, MIX
 from nshash.stores.leveldb_layout import (
     BLOCK_SHIFT,
@@ -26,11 +26,6 @@ from nshash.stores.view import MAX_KEY, ViewBase, check_items, check_keys, check
 
 if TYPE_CHECKING:
     from nshash.stores.leveldb import HashDBLeveldb
-
-
-#: A whole member's block record: its bitmap (entries 0 to ENTRIES - 1), then their values.
-_MEMBER_RECORD = struct.Struct(f">Q{ENTRIES}q")
-_WHOLE_MEMBER = (1 << ENTRIES) - 1
 
 
 class LeveldbTransaction(ViewBase):
@@ -125,7 +120,7 @@ class LeveldbTransaction(ViewBase):
         False, with nothing buffered, unless every block ``pairs`` touch gets all
         its member's entries and holds nothing yet (not buffered, and ruled out by
         the filter): :meth:`_write_blocks` then merges them into what is there.
-        The record is :func:`~nshash.stores.blocks.encode_block`'s for a whole member.
+        The record is :func:`~nshash.stores.blocks.encode_run`'s.
         """
         if not pairs or len(pairs) % ENTRIES:
             return False
@@ -143,8 +138,7 @@ class LeveldbTransaction(ViewBase):
         if any(filter_.may_contain(SALT[SKETCH], groups)):
             return False
         for at, raw_key in enumerate(raw_keys):
-            values = [value for _, value in pairs[at * ENTRIES : (at + 1) * ENTRIES]]
-            self._pending[raw_key] = _MEMBER_RECORD.pack(_WHOLE_MEMBER, *values)
+            self._pending[raw_key] = encode_run([value for _, value in pairs[at * ENTRIES : (at + 1) * ENTRIES]])
         filter_.add(SALT[SKETCH], groups)
         return True
 
