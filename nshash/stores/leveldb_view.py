@@ -130,8 +130,8 @@ class LeveldbTransaction(ViewBase):
         last = ENTRIES - 1
         if any(key & IN_BLOCK or pairs[at * ENTRIES + last][0] != key + last for at, (key, _) in enumerate(firsts)):
             return False
-        groups = [key >> GROUP_SHIFT << GROUP_SHIFT for key, _ in firsts]
-        raw_keys = [PREFIX[SKETCH] + KEY.pack(group >> GROUP_SHIFT) for group in groups]
+        groups = [key for key, _ in firsts]  # each block's first key: what the filter holds for it
+        raw_keys = [PREFIX[SKETCH] + KEY.pack(key >> GROUP_SHIFT) for key in groups]
         if any(raw_key in self._pending or raw_key in self._deleted for raw_key in raw_keys):
             return False
         filter_ = self._store._filter
